@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import cookie from '@fastify/cookie';
+import fastifyStatic from '@fastify/static';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { AppConfig } from './config.js';
+import type { Database } from './db/client.js';
+import type { Mailer } from './mail/mailer.js';
+import { demoImagesDir } from './paths.js';
+import errors from './plugins/errors.js';
+import openapi from './plugins/openapi.js';
+import rateLimiting from './plugins/rate-limit.js';
+import securityHeaders from './plugins/security.js';
+import sessions from './plugins/sessions.js';
+import xsrf from './plugins/xsrf.js';
+import healthRoutes from './routes/health.js';
+import orderRoutes from './routes/orders.js';
+import productRoutes from './routes/products.js';
+import uploadRoutes from './routes/uploads.js';
+import userRoutes from './routes/users.js';
+
+export interface AppDeps {
+  config: AppConfig;
+  database: Database;
+  mailer: Mailer;
+  logger: FastifyBaseLogger;
+}
+
+/** JSON bodies stay small; images go through multipart uploads with their own limit. */
+const JSON_BODY_LIMIT = 256 * 1024;
+
+/**
+ * Builds the whole shop as one Fastify instance: external plugins, then the shop's own
+ * cross-cutting plugins, then one routes plugin per resource. main.ts and the tests both call it.
+ */
+export async function buildApp({ config, database, mailer, logger }: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: logger,
+    genReqId: () => randomUUID(),
+    bodyLimit: JSON_BODY_LIMIT,
+    trustProxy: config.trustProxy,
+    // Let in-flight requests finish on shutdown, but do not wait for idle keep-alive sockets.
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  }).withTypeProvider<ZodTypeProvider>();
+  // Bodies are JSON, or form data where a route accepts it; plain text is refused with 415.
+  app.removeContentTypeParser('text/plain');
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  // Every answer carries its request id, so a shopper's report can be matched to the log.
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  // During shutdown, answers to in-flight requests close their keep-alive connection, so the
+  // server can finish as soon as the last of them is sent.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
+
+  await app.register(errors);
+  await app.register(securityHeaders, { secureCookies: config.secureCookies });
+  await app.register(cookie);
+  await app.register(xsrf, { secureCookies: config.secureCookies });
+  await app.register(sessions, { db: database.db, config });
+  await app.register(rateLimiting, { db: database.db });
+  await app.register(openapi);
+
+  await app.register(fastifyStatic, {
+    root: demoImagesDir,
+    prefix: '/images/',
+    maxAge: '1d',
+  });
+  await app.register(async (uploads) => {
+    // Uploaded files have random names and never change: cache them for a year. They are only
+    // ever JPEG, PNG or WebP, and a sandbox policy keeps even a mislabelled one inert.
+    uploads.addHook('onSend', async (_request, reply) => {
+      reply.header('content-security-policy', "default-src 'none'; img-src 'self'; sandbox");
+    });
+    await uploads.register(fastifyStatic, {
+      root: path.join(config.dataDir, 'uploads'),
+      prefix: '/uploads/',
+      decorateReply: false,
+      immutable: true,
+      maxAge: '365d',
+    });
+  });
+
+  const db = database.db;
+  await app.register(healthRoutes, { database });
+  await app.register(productRoutes, { db });
+  await app.register(userRoutes, { db, config, mailer });
+  await app.register(orderRoutes, { db });
+  await app.register(uploadRoutes, { uploadsDir: path.join(config.dataDir, 'uploads') });
+
+  return app;
+}

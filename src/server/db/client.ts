@@ -1,0 +1,118 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { sql, type SQL } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import pg from 'pg';
+import { migrationsDir } from '../paths.js';
+import * as schema from './schema.js';
+
+/** Drizzle over either driver: the rest of the server never knows which one it has. */
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+/** The handle a transaction callback receives; it offers the same queries as Db. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+/** Either: a query that works inside or outside a transaction takes this. */
+export type Queryable = Db | Tx;
+
+export interface Database {
+  db: Db;
+  kind: 'pglite' | 'postgres';
+  /** Applies pending migrations; run it inside withStartupLock so instances starting together take turns. */
+  migrate(): Promise<void>;
+  /** Runs fn while holding a database-wide lock, so only one instance does it at a time. */
+  withStartupLock<T>(fn: () => Promise<T>): Promise<T>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Typo tolerance: how alike a search word must be to a word of a product's name or category.
+ * "samsng" is 0.57 alike to "samsung"; PostgreSQL's default of 0.6 would miss it.
+ */
+const WORD_SIMILARITY_THRESHOLD = 0.5;
+const SESSION_SETTINGS = `SET pg_trgm.word_similarity_threshold = ${WORD_SIMILARITY_THRESHOLD}`;
+/** The same setting, given to PostgreSQL at connect time so every pooled connection has it. */
+const CONNECTION_OPTIONS = `-c pg_trgm.word_similarity_threshold=${WORD_SIMILARITY_THRESHOLD}`;
+/** Arbitrary, fixed key of the advisory lock taken around migrations and seeding. */
+const STARTUP_LOCK_KEY = 724_193_001;
+
+export interface OpenDatabaseOptions {
+  /** postgres://… for PostgreSQL; otherwise PGlite. */
+  url?: string | undefined;
+  /** PGlite's directory; undefined keeps it in memory (tests). */
+  pgliteDir?: string | undefined;
+  poolSize?: number;
+  onPoolError?: (error: Error) => void;
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  return options.url ? openPostgres(options.url, options) : openPglite(options.pgliteDir);
+}
+
+async function openPglite(dir: string | undefined): Promise<Database> {
+  if (dir) await fs.mkdir(path.dirname(dir), { recursive: true });
+  const client = await PGlite.create(dir ?? 'memory://', { extensions: { pg_trgm } });
+  // PGlite is one connection, so a session setting holds for every query.
+  await client.exec(`CREATE EXTENSION IF NOT EXISTS pg_trgm; ${SESSION_SETTINGS}`);
+  const db = drizzlePglite(client, { schema });
+  return {
+    db: db as unknown as Db,
+    kind: 'pglite',
+    migrate: () => migratePglite(db, { migrationsFolder: migrationsDir }),
+    // One process owns a PGlite directory, and PGlite runs one statement at a time.
+    withStartupLock: (fn) => fn(),
+    ping: async () => {
+      await client.query('SELECT 1');
+    },
+    close: () => client.close(),
+  };
+}
+
+async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+    options: CONNECTION_OPTIONS,
+  });
+  // An idle connection dropped by the server must not crash the process; the pool replaces it.
+  pool.on('error', (error) => options.onPoolError?.(error));
+  const db = drizzlePg(pool, { schema });
+
+  async function withStartupLock<T>(fn: () => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    try {
+      await client.query('SELECT pg_advisory_lock($1)', [STARTUP_LOCK_KEY]);
+      try {
+        return await fn();
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1)', [STARTUP_LOCK_KEY]);
+      }
+    } finally {
+      client.release();
+    }
+  }
+
+  return {
+    db: db as unknown as Db,
+    kind: 'postgres',
+    migrate: () => migratePg(db, { migrationsFolder: migrationsDir }),
+    withStartupLock,
+    ping: async () => {
+      await db.execute(sql`SELECT 1`);
+    },
+    close: () => pool.end(),
+  };
+}
+
+/** Runs raw SQL and returns its rows; both drivers answer `{ rows }`. */
+export async function queryRows<T>(db: Queryable, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as { rows: T[] };
+  return result.rows;
+}

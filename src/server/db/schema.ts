@@ -1,0 +1,202 @@
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  check,
+  customType,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+/**
+ * The shop's tables. Money is integer cents; ids are UUIDs; times are timestamptz.
+ * Generated search columns feed the full-text and trigram indexes of the keyword search.
+ */
+
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+
+const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+
+export const users = pgTable(
+  'users',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    name: text('name').notNull(),
+    /** Always stored lower-case, so the unique index is case-insensitive in effect. */
+    email: text('email').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    isAdmin: boolean('is_admin').notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('users_email_key').on(t.email), index('users_admins_idx').on(t.isAdmin).where(sql`${t.isAdmin}`)],
+);
+
+/** Server-side sessions: the cookie carries a random token, the table only its SHA-256. */
+export const sessions = pgTable(
+  'sessions',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [index('sessions_user_idx').on(t.userId), index('sessions_expires_idx').on(t.expiresAt)],
+);
+
+export const passwordResetTokens = pgTable(
+  'password_reset_tokens',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [index('password_reset_tokens_user_idx').on(t.userId)],
+);
+
+export const products = pgTable(
+  'products',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    /** The admin who created it; kept when that account is deleted. */
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
+    name: text('name').notNull(),
+    image: text('image').notNull(),
+    category: text('category').notNull(),
+    description: text('description').notNull().default(''),
+    priceCents: integer('price_cents').notNull(),
+    countInStock: integer('count_in_stock').notNull().default(0),
+    rating: numeric('rating', { precision: 3, scale: 2, mode: 'number' }).notNull().default(0),
+    numReviews: integer('num_reviews').notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    /** Name and category, lower-case: the target of typo-tolerant (trigram) matching. */
+    searchName: text('search_name')
+      .notNull()
+      .generatedAlwaysAs(sql`lower(name || ' ' || category)`),
+    /** Everything searchable, lower-case: the target of substring matching. */
+    searchText: text('search_text')
+      .notNull()
+      .generatedAlwaysAs(sql`lower(name || ' ' || category || ' ' || description)`),
+    /** Words weighted name > category > description for ranking. */
+    searchVector: tsvector('search_vector')
+      .notNull()
+      .generatedAlwaysAs(
+        sql`setweight(to_tsvector('simple'::regconfig, name), 'A') || setweight(to_tsvector('simple'::regconfig, category), 'B') || setweight(to_tsvector('simple'::regconfig, description), 'C')`,
+      ),
+  },
+  (t) => [
+    check('products_price_not_negative', sql`${t.priceCents} >= 0`),
+    check('products_stock_not_negative', sql`${t.countInStock} >= 0`),
+    index('products_latest_idx').on(t.createdAt.desc(), t.id.desc()),
+    index('products_rating_idx').on(t.rating.desc(), t.numReviews.desc()),
+    index('products_search_vector_idx').using('gin', t.searchVector),
+    index('products_search_name_trgm_idx').using('gin', sql`${t.searchName} gin_trgm_ops`),
+    index('products_search_text_trgm_idx').using('gin', sql`${t.searchText} gin_trgm_ops`),
+  ],
+);
+
+export const reviews = pgTable(
+  'reviews',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    productId: uuid('product_id')
+      .notNull()
+      .references(() => products.id, { onDelete: 'cascade' }),
+    /** The author; null once the author's account is deleted, the review itself stays. */
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
+    name: text('name').notNull(),
+    rating: smallint('rating').notNull(),
+    comment: text('comment').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    check('reviews_rating_range', sql`${t.rating} between 1 and 5`),
+    uniqueIndex('reviews_one_per_user_key').on(t.productId, t.userId),
+    index('reviews_product_idx').on(t.productId, t.createdAt),
+  ],
+);
+
+export const orders = pgTable(
+  'orders',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    /** The shopper; null once their account is deleted, the order itself stays for the books. */
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
+    county: text('county').notNull(),
+    phoneNumber: text('phone_number').notNull(),
+    postalCode: text('postal_code').notNull(),
+    subCounty: text('sub_county').notNull(),
+    ward: text('ward').notNull(),
+    paymentMethod: text('payment_method').notNull().default('MPESA'),
+    itemsCents: integer('items_cents').notNull(),
+    shippingCents: integer('shipping_cents').notNull(),
+    taxCents: integer('tax_cents').notNull(),
+    totalCents: integer('total_cents').notNull(),
+    isPaid: boolean('is_paid').notNull().default(false),
+    paidAt: timestamp('paid_at', { withTimezone: true, mode: 'date' }),
+    isDelivered: boolean('is_delivered').notNull().default(false),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    check('orders_totals_add_up', sql`${t.totalCents} = ${t.itemsCents} + ${t.shippingCents} + ${t.taxCents}`),
+    index('orders_user_idx').on(t.userId, t.createdAt.desc()),
+    index('orders_latest_idx').on(t.createdAt.desc()),
+  ],
+);
+
+export const orderItems = pgTable(
+  'order_items',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orderId: uuid('order_id')
+      .notNull()
+      .references(() => orders.id, { onDelete: 'cascade' }),
+    /** The product bought; null once the product is deleted. Name, image and price are kept as sold. */
+    productId: uuid('product_id').references(() => products.id, { onDelete: 'set null' }),
+    position: smallint('position').notNull(),
+    name: text('name').notNull(),
+    image: text('image').notNull(),
+    qty: integer('qty').notNull(),
+    priceCents: integer('price_cents').notNull(),
+  },
+  (t) => [
+    check('order_items_qty_positive', sql`${t.qty} > 0`),
+    index('order_items_order_idx').on(t.orderId, t.position),
+    index('order_items_product_idx').on(t.productId),
+  ],
+);
+
+/** Fixed-window counters shared by every instance (used when no Redis is configured). */
+export const rateLimits = pgTable(
+  'rate_limits',
+  {
+    key: text('key').primaryKey(),
+    hits: integer('hits').notNull(),
+    resetAt: timestamp('reset_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [index('rate_limits_reset_idx').on(t.resetAt)],
+);
+
+/** Small facts about this shop's database (when it was seeded, …). */
+export const shopMeta = pgTable('shop_meta', {
+  key: text('key').primaryKey(),
+  value: jsonb('value').notNull(),
+  updatedAt: updatedAt(),
+});

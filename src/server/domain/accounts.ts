@@ -1,0 +1,173 @@
+import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
+import type { AdminUserUpdateBody, ProfileUpdateBody, PublicUser, RegisterBody } from '../../shared/schemas/users.js';
+import type { Db, Queryable, Tx } from '../db/client.js';
+import { passwordResetTokens, users } from '../db/schema.js';
+import { badRequest, forbidden, isUniqueViolation, notFound, unauthorized } from '../errors.js';
+import type { Mailer } from '../mail/mailer.js';
+import { passwordResetMail } from '../mail/templates.js';
+import { hashPassword, verifyPassword } from './passwords.js';
+import { deleteUserSessions, hashToken, randomToken, type SessionUser } from './sessions.js';
+
+const EMAIL_TAKEN = 'An account with this email already exists';
+export const FORGOT_PASSWORD_MSG = 'If an account exists for that email, we have sent a link to reset its password.';
+const RESET_LINK_INVALID = 'This reset link is invalid or has expired. Please ask for a new one.';
+const RESET_TOKEN_LIFETIME_MS = 60 * 60 * 1000;
+
+type UserRow = typeof users.$inferSelect;
+
+/** The public user object; the password hash never leaves this module. */
+export function toPublicUser(row: Pick<UserRow, 'id' | 'name' | 'email' | 'isAdmin'> & { createdAt?: Date }): PublicUser {
+  return {
+    _id: row.id,
+    name: row.name,
+    email: row.email,
+    isAdmin: row.isAdmin,
+    ...(row.createdAt && { createdAt: row.createdAt.toISOString() }),
+  };
+}
+
+export async function registerUser(db: Db, body: RegisterBody): Promise<UserRow> {
+  const passwordHash = await hashPassword(body.password);
+  try {
+    const [row] = await db.insert(users).values({ name: body.name, email: body.email, passwordHash }).returning();
+    if (!row) throw new Error('User insert returned nothing');
+    return row;
+  } catch (error) {
+    if (isUniqueViolation(error, 'users_email_key')) throw badRequest(EMAIL_TAKEN, 'email');
+    throw error;
+  }
+}
+
+export async function authenticate(db: Db, email: string, password: string): Promise<UserRow> {
+  const [row] = await db.select().from(users).where(eq(users.email, email));
+  const valid = await verifyPassword(row?.passwordHash, password);
+  if (!row || !valid) throw unauthorized('Invalid email or password');
+  return row;
+}
+
+async function findUser(db: Queryable, id: string): Promise<UserRow> {
+  const [row] = await db.select().from(users).where(eq(users.id, id));
+  if (!row) throw notFound('User not found');
+  return row;
+}
+
+/** A profile is readable by its owner and by admins. */
+export async function getUserFor(db: Db, viewer: SessionUser, id: string): Promise<PublicUser> {
+  if (viewer.id !== id && !viewer.isAdmin) throw forbidden('You can only view your own profile');
+  return toPublicUser(await findUser(db, id));
+}
+
+export async function listUsers(db: Db): Promise<PublicUser[]> {
+  const rows = await db.select().from(users).orderBy(asc(users.createdAt), asc(users.id));
+  return rows.map(toPublicUser);
+}
+
+async function saveUserChanges(
+  db: Queryable,
+  id: string,
+  changes: { name?: string | undefined; email?: string | undefined; passwordHash?: string | undefined; isAdmin?: boolean | undefined },
+): Promise<UserRow> {
+  try {
+    const [row] = await db
+      .update(users)
+      .set({
+        ...(changes.name !== undefined && { name: changes.name }),
+        ...(changes.email !== undefined && { email: changes.email }),
+        ...(changes.passwordHash !== undefined && { passwordHash: changes.passwordHash }),
+        ...(changes.isAdmin !== undefined && { isAdmin: changes.isAdmin }),
+        updatedAt: sql`now()`,
+      })
+      .where(eq(users.id, id))
+      .returning();
+    if (!row) throw notFound('User not found');
+    return row;
+  } catch (error) {
+    if (isUniqueViolation(error, 'users_email_key')) throw badRequest(EMAIL_TAKEN, 'email');
+    throw error;
+  }
+}
+
+/**
+ * A shopper edits their own name, email or password. A new password signs out their other
+ * sessions (the one making the change stays signed in).
+ */
+export async function updateProfile(db: Db, self: SessionUser, body: ProfileUpdateBody, currentToken: string): Promise<PublicUser> {
+  const passwordHash = body.password ? await hashPassword(body.password) : undefined;
+  const row = await saveUserChanges(db, self.id, { name: body.name, email: body.email, passwordHash });
+  if (passwordHash) await deleteUserSessions(db, self.id, currentToken);
+  return toPublicUser(row);
+}
+
+/**
+ * Locks every admin row, so two admins demoting or deleting each other at once cannot leave
+ * the shop with none: the second waits and then sees the first's change.
+ */
+async function lockAdmins(tx: Tx): Promise<string[]> {
+  const rows = await tx.select({ id: users.id }).from(users).where(eq(users.isAdmin, true)).for('update');
+  return rows.map((r) => r.id);
+}
+
+export async function adminUpdateUser(db: Db, id: string, body: AdminUserUpdateBody): Promise<PublicUser> {
+  const passwordHash = body.password ? await hashPassword(body.password) : undefined;
+  const row = await db.transaction(async (tx) => {
+    const admins = await lockAdmins(tx);
+    const target = await findUser(tx, id);
+    if (target.isAdmin && body.isAdmin === false && admins.length <= 1) {
+      throw badRequest('The last admin cannot be demoted', 'isAdmin');
+    }
+    return saveUserChanges(tx, id, { name: body.name, email: body.email, passwordHash, isAdmin: body.isAdmin });
+  });
+  if (passwordHash) await deleteUserSessions(db, id);
+  return toPublicUser(row);
+}
+
+export async function deleteUser(db: Db, actor: SessionUser, id: string): Promise<void> {
+  if (actor.id === id) throw badRequest('You cannot delete your own account');
+  await db.transaction(async (tx) => {
+    const admins = await lockAdmins(tx);
+    const target = await findUser(tx, id);
+    if (target.isAdmin && admins.length <= 1) throw badRequest('The last admin cannot be removed');
+    // Their sessions and reset tokens go with them; orders and reviews stay, unlinked.
+    await tx.delete(users).where(eq(users.id, id));
+  });
+}
+
+/**
+ * Sends a reset link to a known email. The caller answers the same message either way, so the
+ * response never tells whether an account exists.
+ */
+export async function requestPasswordReset(db: Db, mailer: Mailer, publicUrl: string, email: string): Promise<void> {
+  const [user] = await db.select().from(users).where(eq(users.email, email));
+  if (!user) return;
+  const token = randomToken();
+  await db.insert(passwordResetTokens).values({
+    tokenHash: hashToken(token),
+    userId: user.id,
+    expiresAt: new Date(Date.now() + RESET_TOKEN_LIFETIME_MS),
+  });
+  await mailer.send(passwordResetMail(user.email, user.name, `${publicUrl}/reset-password/${token}`));
+}
+
+/** A reset token works once, within its hour; using it signs the user out everywhere. */
+export async function resetPassword(db: Db, token: string, password: string): Promise<void> {
+  const tokenHash = hashToken(token);
+  const [pending] = await db
+    .select({ userId: passwordResetTokens.userId })
+    .from(passwordResetTokens)
+    .where(and(eq(passwordResetTokens.tokenHash, tokenHash), isNull(passwordResetTokens.usedAt), gt(passwordResetTokens.expiresAt, new Date())));
+  if (!pending) throw badRequest(RESET_LINK_INVALID);
+  // Hash before the transaction: it is slow, and PGlite runs one transaction at a time.
+  const passwordHash = await hashPassword(password);
+  await db.transaction(async (tx) => {
+    // Claiming the token in the same statement that checks it makes a second use fail even when racing.
+    const [claimed] = await tx
+      .update(passwordResetTokens)
+      .set({ usedAt: new Date() })
+      .where(and(eq(passwordResetTokens.tokenHash, tokenHash), isNull(passwordResetTokens.usedAt), gt(passwordResetTokens.expiresAt, new Date())))
+      .returning({ userId: passwordResetTokens.userId });
+    if (!claimed) throw badRequest(RESET_LINK_INVALID);
+    await saveUserChanges(tx, claimed.userId, { passwordHash });
+    await deleteUserSessions(tx, claimed.userId);
+    await tx.delete(passwordResetTokens).where(and(eq(passwordResetTokens.userId, claimed.userId), isNull(passwordResetTokens.usedAt)));
+  });
+}

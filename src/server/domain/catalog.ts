@@ -1,0 +1,165 @@
+import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { PRODUCTS_PAGE_SIZE, TOP_PRODUCTS_COUNT } from '../../shared/constants.js';
+import { fromCents, toCents } from '../../shared/money.js';
+import type { Product, ProductDetail, ProductPage, ProductUpdateBody, Review } from '../../shared/schemas/products.js';
+import type { Db } from '../db/client.js';
+import { products, reviews } from '../db/schema.js';
+import { notFound } from '../errors.js';
+
+/** The columns a product answer needs (the generated search columns stay in the database). */
+const productColumns = {
+  id: products.id,
+  name: products.name,
+  image: products.image,
+  category: products.category,
+  description: products.description,
+  priceCents: products.priceCents,
+  countInStock: products.countInStock,
+  rating: products.rating,
+  numReviews: products.numReviews,
+  createdAt: products.createdAt,
+  updatedAt: products.updatedAt,
+};
+type ProductRow = { [K in keyof typeof productColumns]: (typeof productColumns)[K]['_']['data'] };
+
+export function toProductJson(row: ProductRow): Product {
+  return {
+    _id: row.id,
+    name: row.name,
+    image: row.image,
+    price: fromCents(row.priceCents),
+    description: row.description,
+    category: row.category,
+    countInStock: row.countInStock,
+    rating: Number(row.rating),
+    numReviews: row.numReviews,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** Escapes LIKE's wildcards so a shopper's "50%" matches the text "50%" and nothing else. */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+interface KeywordSearch {
+  where: SQL;
+  score: SQL;
+}
+
+/**
+ * A keyword matches a product when its words occur in the name, category or description
+ * (full text), when it occurs as a substring of them, or when it is close to a word of the name
+ * or category (trigram word similarity: "samsng" finds Samsung). Better matches rank first:
+ * exact words weighted by where they occur, then closeness of spelling, then substring hits.
+ */
+function keywordSearch(keyword: string): KeywordSearch {
+  const kw = keyword.toLowerCase();
+  const pattern = `%${escapeLike(kw)}%`;
+  const query = sql`plainto_tsquery('simple', ${kw})`;
+  return {
+    where: sql`(${products.searchVector} @@ ${query} OR ${products.searchText} LIKE ${pattern} OR ${products.searchName} %> ${kw})`,
+    score: sql`(ts_rank(${products.searchVector}, ${query}) + word_similarity(${kw}, ${products.searchName}) + CASE WHEN ${products.searchName} LIKE ${pattern} THEN 1 ELSE 0 END)`,
+  };
+}
+
+export async function listProducts(db: Db, options: { page: number; keyword: string }): Promise<ProductPage> {
+  const search = options.keyword ? keywordSearch(options.keyword) : undefined;
+  const offset = (options.page - 1) * PRODUCTS_PAGE_SIZE;
+  const order = search
+    ? [desc(search.score), desc(products.createdAt), desc(products.id)]
+    : [sql`${products.createdAt} DESC NULLS LAST`, sql`${products.id} DESC NULLS LAST`];
+
+  const [rows, [counted]] = await Promise.all([
+    db
+      .select(productColumns)
+      .from(products)
+      .where(search?.where)
+      .orderBy(...order)
+      .limit(PRODUCTS_PAGE_SIZE)
+      .offset(offset),
+    db.select({ count: sql<number>`count(*)::int` }).from(products).where(search?.where),
+  ]);
+  const count = counted?.count ?? 0;
+  return {
+    products: rows.map(toProductJson),
+    page: options.page,
+    pages: Math.max(1, Math.ceil(count / PRODUCTS_PAGE_SIZE)),
+    count,
+    pageSize: PRODUCTS_PAGE_SIZE,
+  };
+}
+
+/** The highest rated products, for the home page carousel. */
+export async function topProducts(db: Db): Promise<Product[]> {
+  const rows = await db
+    .select(productColumns)
+    .from(products)
+    .orderBy(sql`${products.rating} DESC NULLS LAST`, sql`${products.numReviews} DESC NULLS LAST`, desc(products.createdAt))
+    .limit(TOP_PRODUCTS_COUNT);
+  return rows.map(toProductJson);
+}
+
+export async function getProductDetail(db: Db, id: string): Promise<ProductDetail> {
+  const [row] = await db.select(productColumns).from(products).where(eq(products.id, id));
+  if (!row) throw notFound('Product not found');
+  const reviewRows = await db
+    .select()
+    .from(reviews)
+    .where(eq(reviews.productId, id))
+    .orderBy(asc(reviews.createdAt), asc(reviews.id));
+  return { ...toProductJson(row), reviews: reviewRows.map(toReviewJson) };
+}
+
+export function toReviewJson(row: typeof reviews.$inferSelect): Review {
+  return {
+    _id: row.id,
+    name: row.name,
+    rating: row.rating,
+    comment: row.comment,
+    user: row.userId,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/** The placeholder product an admin creates and then edits (spec §7: create takes no payload). */
+export async function createSampleProduct(db: Db, adminId: string): Promise<Product> {
+  const [row] = await db
+    .insert(products)
+    .values({
+      userId: adminId,
+      name: 'Sample name',
+      image: '/images/sample.webp',
+      category: 'Sample category',
+      description: 'Sample description',
+      priceCents: 0,
+      countInStock: 0,
+    })
+    .returning(productColumns);
+  if (!row) throw new Error('Product insert returned nothing');
+  return toProductJson(row);
+}
+
+export async function updateProduct(db: Db, id: string, patch: ProductUpdateBody): Promise<Product> {
+  const [row] = await db
+    .update(products)
+    .set({
+      ...(patch.name !== undefined && { name: patch.name }),
+      ...(patch.price !== undefined && { priceCents: toCents(patch.price) }),
+      ...(patch.image !== undefined && { image: patch.image }),
+      ...(patch.countInStock !== undefined && { countInStock: patch.countInStock }),
+      ...(patch.category !== undefined && { category: patch.category }),
+      ...(patch.description !== undefined && { description: patch.description }),
+      updatedAt: sql`now()`,
+    })
+    .where(eq(products.id, id))
+    .returning(productColumns);
+  if (!row) throw notFound('Product not found');
+  return toProductJson(row);
+}
+
+export async function deleteProduct(db: Db, id: string): Promise<void> {
+  const deleted = await db.delete(products).where(and(eq(products.id, id))).returning({ id: products.id });
+  if (deleted.length === 0) throw notFound('Product not found');
+}

@@ -1,0 +1,229 @@
+import { and, asc, desc, eq, gte, inArray, sql, type SQL } from 'drizzle-orm';
+import { MAX_LINE_QTY, PAYMENT_METHOD } from '../../shared/constants.js';
+import { fromCents, toCents } from '../../shared/money.js';
+import type { CreateOrderBody, Order } from '../../shared/schemas/orders.js';
+import { orderTotals } from '../../shared/pricing.js';
+import type { Db, Queryable } from '../db/client.js';
+import { orderItems, orders, products, users } from '../db/schema.js';
+import { badRequest, notFound } from '../errors.js';
+import type { SessionUser } from './sessions.js';
+
+type OrderRow = typeof orders.$inferSelect;
+type OrderItemRow = typeof orderItems.$inferSelect;
+type Customer = { id: string; name: string; email: string } | null;
+
+const ORDER_NOT_FOUND = 'Order not found';
+
+function toOrderJson(row: OrderRow, customer: Customer, items: OrderItemRow[]): Order {
+  return {
+    _id: row.id,
+    user: customer && { _id: customer.id, name: customer.name, email: customer.email },
+    orderItems: items.map((item) => ({
+      _id: item.productId,
+      name: item.name,
+      image: item.image,
+      qty: item.qty,
+      price: fromCents(item.priceCents),
+    })),
+    shippingAddress: {
+      county: row.county,
+      phoneNumber: row.phoneNumber,
+      postalCode: row.postalCode,
+      sub_county: row.subCounty,
+      ward: row.ward,
+    },
+    paymentMethod: row.paymentMethod,
+    itemsPrice: fromCents(row.itemsCents),
+    shippingPrice: fromCents(row.shippingCents),
+    taxPrice: fromCents(row.taxCents),
+    totalPrice: fromCents(row.totalCents),
+    isPaid: row.isPaid,
+    paidAt: row.paidAt?.toISOString() ?? null,
+    isDelivered: row.isDelivered,
+    deliveredAt: row.deliveredAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** Loads orders with their customers and lines in three queries, whatever their number. */
+async function loadOrders(db: Queryable, where: SQL | undefined): Promise<Order[]> {
+  const rows = await db
+    .select({ order: orders, customer: { id: users.id, name: users.name, email: users.email } })
+    .from(orders)
+    .leftJoin(users, eq(users.id, orders.userId))
+    .where(where)
+    .orderBy(desc(orders.createdAt), desc(orders.id));
+  if (rows.length === 0) return [];
+  const items = await db
+    .select()
+    .from(orderItems)
+    .where(inArray(orderItems.orderId, rows.map((r) => r.order.id)))
+    .orderBy(asc(orderItems.position));
+  const itemsByOrder = new Map<string, OrderItemRow[]>();
+  for (const item of items) itemsByOrder.set(item.orderId, [...(itemsByOrder.get(item.orderId) ?? []), item]);
+  return rows.map((r) => toOrderJson(r.order, r.customer, itemsByOrder.get(r.order.id) ?? []));
+}
+
+async function loadOrder(db: Queryable, id: string): Promise<Order | undefined> {
+  const [order] = await loadOrders(db, eq(orders.id, id));
+  return order;
+}
+
+/** Adds up the lines of one product, so a product listed twice is checked against its stock once. */
+function mergeLines(lines: CreateOrderBody['orderItems']): Map<string, number> {
+  const merged = new Map<string, number>();
+  for (const line of lines) merged.set(line._id, (merged.get(line._id) ?? 0) + line.qty);
+  for (const qty of merged.values()) {
+    if (qty > MAX_LINE_QTY) throw badRequest(`Quantity must be at most ${MAX_LINE_QTY}`, 'orderItems');
+  }
+  return merged;
+}
+
+/**
+ * Places an order: every price comes from the catalogue (what the client sends is ignored),
+ * and each line's stock is taken in the same transaction with a conditional update, so two
+ * shoppers can never both buy the last unit. Any line that cannot be filled rolls back the lot.
+ */
+export async function placeOrder(db: Db, customer: SessionUser, body: CreateOrderBody): Promise<Order> {
+  const lines = mergeLines(body.orderItems);
+  // Taking rows in id order means concurrent orders never wait on each other in a cycle.
+  const productIds = [...lines.keys()].sort();
+
+  const orderId = await db.transaction(async (tx) => {
+    const sold: { productId: string; name: string; image: string; priceCents: number; qty: number }[] = [];
+    for (const productId of productIds) {
+      const qty = lines.get(productId) ?? 0;
+      const [taken] = await tx
+        .update(products)
+        .set({ countInStock: sql`${products.countInStock} - ${qty}` })
+        .where(and(eq(products.id, productId), gte(products.countInStock, qty)))
+        .returning({ name: products.name, image: products.image, priceCents: products.priceCents });
+      if (!taken) {
+        const [product] = await tx
+          .select({ name: products.name, countInStock: products.countInStock })
+          .from(products)
+          .where(eq(products.id, productId));
+        if (!product) throw badRequest('A product in your cart is no longer available', 'orderItems');
+        throw badRequest(
+          product.countInStock === 0
+            ? `${product.name} is out of stock`
+            : `Only ${product.countInStock} of ${product.name} left in stock`,
+          'orderItems',
+        );
+      }
+      sold.push({ productId, ...taken, qty });
+    }
+
+    const totals = orderTotals(sold.map((line) => ({ price: fromCents(line.priceCents), qty: line.qty })));
+    const address = body.shippingAddress;
+    const [created] = await tx
+      .insert(orders)
+      .values({
+        userId: customer.id,
+        county: address.county,
+        phoneNumber: address.phoneNumber,
+        postalCode: address.postalCode,
+        subCounty: address.sub_county,
+        ward: address.ward,
+        paymentMethod: PAYMENT_METHOD,
+        itemsCents: toCents(totals.itemsPrice),
+        shippingCents: toCents(totals.shippingPrice),
+        taxCents: toCents(totals.taxPrice),
+        totalCents: toCents(totals.totalPrice),
+      })
+      .returning({ id: orders.id });
+    if (!created) throw new Error('Order insert returned nothing');
+    // Lines keep the order the shopper listed them in.
+    const position = new Map(body.orderItems.map((line, index) => [line._id, index] as const));
+    sold.sort((a, b) => (position.get(a.productId) ?? 0) - (position.get(b.productId) ?? 0));
+    await tx.insert(orderItems).values(
+      sold.map((line, index) => ({
+        orderId: created.id,
+        productId: line.productId,
+        position: index,
+        name: line.name,
+        image: line.image,
+        qty: line.qty,
+        priceCents: line.priceCents,
+      })),
+    );
+    return created.id;
+  });
+
+  const order = await loadOrder(db, orderId);
+  if (!order) throw new Error('Placed order vanished');
+  return order;
+}
+
+/** Owners and admins see an order; to anyone else it does not exist. */
+export async function getOrderFor(db: Db, viewer: SessionUser, id: string): Promise<Order> {
+  const order = await loadOrder(db, id);
+  if (!order || (!viewer.isAdmin && order.user?._id !== viewer.id)) throw notFound(ORDER_NOT_FOUND);
+  return order;
+}
+
+export function listCustomerOrders(db: Db, userId: string): Promise<Order[]> {
+  return loadOrders(db, eq(orders.userId, userId));
+}
+
+export function listAllOrders(db: Db, filters: { isPaid?: boolean | undefined; isDelivered?: boolean | undefined }): Promise<Order[]> {
+  return loadOrders(
+    db,
+    and(
+      filters.isPaid === undefined ? undefined : eq(orders.isPaid, filters.isPaid),
+      filters.isDelivered === undefined ? undefined : eq(orders.isDelivered, filters.isDelivered),
+    ),
+  );
+}
+
+/** Deleting an order that has not been delivered puts its units back on the shelf. */
+export async function deleteOrder(db: Db, id: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [order] = await tx.select({ isDelivered: orders.isDelivered }).from(orders).where(eq(orders.id, id)).for('update');
+    if (!order) throw notFound(ORDER_NOT_FOUND);
+    if (!order.isDelivered) {
+      const lines = await tx
+        .select({ productId: orderItems.productId, qty: orderItems.qty })
+        .from(orderItems)
+        .where(eq(orderItems.orderId, id))
+        .orderBy(asc(orderItems.productId));
+      for (const line of lines) {
+        if (!line.productId) continue;
+        await tx
+          .update(products)
+          .set({ countInStock: sql`${products.countInStock} + ${line.qty}` })
+          .where(eq(products.id, line.productId));
+      }
+    }
+    await tx.delete(orders).where(eq(orders.id, id));
+  });
+}
+
+export async function markOrderPaid(db: Db, id: string): Promise<Order> {
+  const updated = await db
+    .update(orders)
+    .set({ isPaid: true, paidAt: sql`now()`, updatedAt: sql`now()` })
+    .where(and(eq(orders.id, id), eq(orders.isPaid, false)))
+    .returning({ id: orders.id });
+  if (updated.length === 0) {
+    const existing = await loadOrder(db, id);
+    if (!existing) throw notFound(ORDER_NOT_FOUND);
+    throw badRequest('Order is already paid');
+  }
+  return (await loadOrder(db, id))!;
+}
+
+export async function markOrderDelivered(db: Db, id: string): Promise<Order> {
+  const updated = await db
+    .update(orders)
+    .set({ isDelivered: true, deliveredAt: sql`now()`, updatedAt: sql`now()` })
+    .where(and(eq(orders.id, id), eq(orders.isDelivered, false)))
+    .returning({ id: orders.id });
+  if (updated.length === 0) {
+    const existing = await loadOrder(db, id);
+    if (!existing) throw notFound(ORDER_NOT_FOUND);
+    throw badRequest('Order is already delivered');
+  }
+  return (await loadOrder(db, id))!;
+}

@@ -1,0 +1,82 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errorBody, idParams, messageBody } from '../../shared/schemas/common.js';
+import { createOrderBody, order, orderListQuery } from '../../shared/schemas/orders.js';
+import type { Db } from '../db/client.js';
+import {
+  deleteOrder,
+  getOrderFor,
+  listAllOrders,
+  listCustomerOrders,
+  markOrderDelivered,
+  markOrderPaid,
+  placeOrder,
+} from '../domain/orders.js';
+import { currentUser } from '../plugins/sessions.js';
+
+const tags = ['orders'];
+const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody };
+
+const orderRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
+  app.post('/api/orders', {
+    onRequest: app.requireUser,
+    schema: {
+      tags,
+      summary: 'Place an order; prices are computed by the server and stock is reserved',
+      body: createOrderBody,
+      response: { 201: order, ...errors },
+    },
+    handler: async (request, reply) => reply.status(201).send(await placeOrder(db, currentUser(request), request.body)),
+  });
+
+  app.get('/api/orders/myorders', {
+    onRequest: app.requireUser,
+    schema: { tags, summary: 'Your orders, newest first', response: { 200: z.array(order), ...errors } },
+    handler: (request) => listCustomerOrders(db, currentUser(request).id),
+  });
+
+  app.get('/api/orders', {
+    onRequest: app.requireAdmin,
+    schema: {
+      tags,
+      summary: 'Every order, newest first, optionally only paid/unpaid or delivered/undelivered (admin)',
+      querystring: orderListQuery,
+      response: { 200: z.array(order), ...errors },
+    },
+    handler: (request) => listAllOrders(db, request.query),
+  });
+
+  app.get('/api/orders/:id', {
+    onRequest: app.requireUser,
+    schema: { tags, summary: 'One order (its owner or an admin)', params: idParams, response: { 200: order, ...errors } },
+    handler: (request) => getOrderFor(db, currentUser(request), request.params.id),
+  });
+
+  app.delete('/api/orders/:id', {
+    onRequest: app.requireAdmin,
+    schema: {
+      tags,
+      summary: 'Delete an order (admin); an undelivered order returns its stock',
+      params: idParams,
+      response: { 200: messageBody, ...errors },
+    },
+    handler: async (request) => {
+      await deleteOrder(db, request.params.id);
+      return { msg: 'Order deleted' };
+    },
+  });
+
+  app.put('/api/orders/:id', {
+    onRequest: app.requireAdmin,
+    schema: { tags, summary: 'Mark an order as paid (admin)', params: idParams, response: { 200: order, ...errors } },
+    handler: (request) => markOrderPaid(db, request.params.id),
+  });
+
+  app.put('/api/orders/:id/deliver', {
+    onRequest: app.requireAdmin,
+    schema: { tags, summary: 'Mark an order as delivered (admin)', params: idParams, response: { 200: order, ...errors } },
+    handler: (request) => markOrderDelivered(db, request.params.id),
+  });
+};
+
+export default orderRoutes;

@@ -1,0 +1,109 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errorBody, idParams, messageBody } from '../../shared/schemas/common.js';
+import {
+  product,
+  productDetail,
+  productListQuery,
+  productPage,
+  productUpdateBody,
+  reviewBody,
+  reviewParams,
+} from '../../shared/schemas/products.js';
+import type { Db } from '../db/client.js';
+import {
+  createSampleProduct,
+  deleteProduct,
+  getProductDetail,
+  listProducts,
+  topProducts,
+  updateProduct,
+} from '../domain/catalog.js';
+import { addReview, deleteReview } from '../domain/reviews.js';
+import { acceptFormBodies } from '../plugins/form-bodies.js';
+import { currentUser } from '../plugins/sessions.js';
+
+const tags = ['products'];
+const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody };
+
+const productRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
+  await acceptFormBodies(app);
+
+  app.get('/api/products', {
+    schema: {
+      tags,
+      summary: 'A page of products, newest first, or the best matches for a keyword',
+      querystring: productListQuery,
+      response: { 200: productPage, 400: errorBody },
+    },
+    handler: (request) => listProducts(db, { page: request.query.pageNumber, keyword: request.query.keyword }),
+  });
+
+  app.get('/api/products/top', {
+    schema: { tags, summary: 'The three highest rated products', response: { 200: z.array(product) } },
+    handler: () => topProducts(db),
+  });
+
+  app.get('/api/products/:id', {
+    schema: { tags, summary: 'One product with its reviews', params: idParams, response: { 200: productDetail, ...errors } },
+    handler: (request) => getProductDetail(db, request.params.id),
+  });
+
+  app.post('/api/products', {
+    onRequest: app.requireAdmin,
+    schema: { tags, summary: 'Create a sample product to edit (admin)', response: { 201: product, ...errors } },
+    handler: async (request, reply) => reply.status(201).send(await createSampleProduct(db, currentUser(request).id)),
+  });
+
+  app.put('/api/products/:id', {
+    onRequest: app.requireAdmin,
+    schema: {
+      tags,
+      summary: 'Update a product from JSON or form data (admin)',
+      params: idParams,
+      body: productUpdateBody,
+      response: { 200: product, ...errors },
+    },
+    handler: (request) => updateProduct(db, request.params.id, request.body),
+  });
+
+  app.delete('/api/products/:id', {
+    onRequest: app.requireAdmin,
+    schema: { tags, summary: 'Delete a product (admin)', params: idParams, response: { 200: messageBody, ...errors } },
+    handler: async (request) => {
+      await deleteProduct(db, request.params.id);
+      return { msg: 'Product deleted' };
+    },
+  });
+
+  app.post('/api/products/:id/reviews', {
+    onRequest: app.requireUser,
+    schema: {
+      tags,
+      summary: 'Review a product (once per shopper)',
+      params: idParams,
+      body: reviewBody,
+      response: { 201: messageBody, ...errors },
+    },
+    handler: async (request, reply) => {
+      await addReview(db, request.params.id, currentUser(request), request.body);
+      return reply.status(201).send({ msg: 'Review added' });
+    },
+  });
+
+  app.delete('/api/products/:id/:reviewId', {
+    onRequest: app.requireUser,
+    schema: {
+      tags,
+      summary: 'Delete a review (its author or an admin)',
+      params: reviewParams,
+      response: { 200: messageBody, ...errors },
+    },
+    handler: async (request) => {
+      await deleteReview(db, request.params.id, request.params.reviewId, currentUser(request));
+      return { msg: 'Review deleted' };
+    },
+  });
+};
+
+export default productRoutes;

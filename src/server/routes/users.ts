@@ -1,0 +1,160 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errorBody, idParams, messageBody } from '../../shared/schemas/common.js';
+import {
+  adminUserUpdateBody,
+  forgotPasswordBody,
+  loginBody,
+  profileUpdateBody,
+  publicUser,
+  registerBody,
+  resetPasswordBody,
+  resetTokenParams,
+} from '../../shared/schemas/users.js';
+import type { AppConfig } from '../config.js';
+import type { Db } from '../db/client.js';
+import {
+  adminUpdateUser,
+  authenticate,
+  deleteUser,
+  FORGOT_PASSWORD_MSG,
+  getUserFor,
+  listUsers,
+  registerUser,
+  requestPasswordReset,
+  resetPassword,
+  toPublicUser,
+  updateProfile,
+} from '../domain/accounts.js';
+import type { Mailer } from '../mail/mailer.js';
+import { acceptFormBodies } from '../plugins/form-bodies.js';
+import { currentUser, SESSION_COOKIE } from '../plugins/sessions.js';
+
+const tags = ['users'];
+const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 429: errorBody };
+
+function limit(rule: { max: number; windowMs: number }) {
+  return { rateLimit: { max: rule.max, timeWindow: rule.windowMs } };
+}
+
+const userRoutes: FastifyPluginAsyncZod<{ db: Db; config: AppConfig; mailer: Mailer }> = async (app, opts) => {
+  const { db, config, mailer } = opts;
+  await acceptFormBodies(app);
+
+  app.post('/api/users', {
+    config: limit(config.rateLimits.register),
+    schema: { tags, summary: 'Sign up; answers signed in', body: registerBody, response: { 201: publicUser, ...errors } },
+    handler: async (request, reply) => {
+      const user = await registerUser(db, request.body);
+      await reply.startSession(user.id);
+      return reply.status(201).send(toPublicUser(user));
+    },
+  });
+
+  app.post('/api/users/auth', {
+    config: limit(config.rateLimits.login),
+    schema: { tags, summary: 'Sign in', body: loginBody, response: { 200: publicUser, ...errors } },
+    handler: async (request, reply) => {
+      const user = await authenticate(db, request.body.email, request.body.password);
+      await reply.startSession(user.id);
+      return toPublicUser(user);
+    },
+  });
+
+  app.post('/api/users/logout', {
+    schema: { tags, summary: 'Sign out (ends this session)', response: { 200: messageBody } },
+    handler: async (_request, reply) => {
+      await reply.endSession();
+      return { msg: 'Logged out successfully' };
+    },
+  });
+
+  app.post('/api/users/forgot-password', {
+    config: limit(config.rateLimits.forgotPassword),
+    schema: {
+      tags,
+      summary: 'Send a password reset link (the same answer whether or not the email has an account)',
+      body: forgotPasswordBody,
+      response: { 200: messageBody, ...errors },
+    },
+    handler: async (request) => {
+      // Not awaited: a known email must not answer slower than an unknown one.
+      requestPasswordReset(db, mailer, config.publicUrl, request.body.email).catch((error: unknown) =>
+        request.log.error({ err: error }, 'password reset mail failed'),
+      );
+      return { msg: FORGOT_PASSWORD_MSG };
+    },
+  });
+
+  app.post('/api/users/reset-password/:token', {
+    config: limit(config.rateLimits.resetPassword),
+    schema: {
+      tags,
+      summary: 'Choose a new password with a reset link; signs out every session',
+      params: resetTokenParams,
+      body: resetPasswordBody,
+      response: { 200: messageBody, ...errors },
+    },
+    handler: async (request) => {
+      await resetPassword(db, request.params.token, request.body.password);
+      return { msg: 'Your password has been reset. Please sign in with your new password.' };
+    },
+  });
+
+  app.get('/api/users/profile', {
+    onRequest: app.requireUser,
+    schema: { tags, summary: 'The signed-in user', response: { 200: publicUser, ...errors } },
+    handler: (request) => getUserFor(db, currentUser(request), currentUser(request).id),
+  });
+
+  app.put('/api/users/profile', {
+    onRequest: app.requireUser,
+    schema: {
+      tags,
+      summary: 'Update your own profile; an empty password leaves it unchanged',
+      body: profileUpdateBody,
+      response: { 200: publicUser, ...errors },
+    },
+    handler: (request) => updateProfile(db, currentUser(request), request.body, request.cookies[SESSION_COOKIE] ?? ''),
+  });
+
+  app.get('/api/users', {
+    onRequest: app.requireAdmin,
+    schema: { tags, summary: 'Every user (admin)', response: { 200: z.array(publicUser), ...errors } },
+    handler: () => listUsers(db),
+  });
+
+  app.get('/api/users/:id', {
+    onRequest: app.requireUser,
+    schema: { tags, summary: 'A user: yourself, or anyone for an admin', params: idParams, response: { 200: publicUser, ...errors } },
+    handler: (request) => getUserFor(db, currentUser(request), request.params.id),
+  });
+
+  app.put('/api/users/:id', {
+    onRequest: app.requireAdmin,
+    schema: {
+      tags,
+      summary: 'Update a user from JSON or form data (admin); the last admin cannot be demoted',
+      params: idParams,
+      body: adminUserUpdateBody,
+      response: { 200: publicUser, ...errors },
+    },
+    handler: (request) => adminUpdateUser(db, request.params.id, request.body),
+  });
+
+  app.delete('/api/users/:id', {
+    onRequest: app.requireAdmin,
+    schema: {
+      tags,
+      summary: 'Delete a user (admin); not yourself, not the last admin',
+      params: idParams,
+      response: { 200: messageBody, ...errors },
+    },
+    handler: async (request) => {
+      await deleteUser(db, currentUser(request), request.params.id);
+      return { msg: 'User deleted' };
+    },
+  });
+};
+
+export default userRoutes;

@@ -1,0 +1,76 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import { buildApp } from './app.js';
+import type { AppConfig } from './config.js';
+import { openDatabase, type Database } from './db/client.js';
+import { seedShop } from './db/seed.js';
+import { outboxMailer, type Mailer } from './mail/mailer.js';
+
+export interface RunningShop {
+  app: FastifyInstance;
+  database: Database;
+  /** The address it listens on, e.g. http://127.0.0.1:3000. */
+  url: string;
+  /** Stops taking connections, lets in-flight requests finish, then closes the database. */
+  close(): Promise<void>;
+}
+
+export function createLogger(config: AppConfig): Logger {
+  return pino({
+    level: config.logLevel,
+    redact: ['req.headers.cookie', 'req.headers["x-xsrf-token"]', 'req.headers.authorization', 'res.headers["set-cookie"]'],
+  });
+}
+
+function loggingMailer(inner: Mailer, log: Logger): Mailer {
+  return {
+    async send(message) {
+      const where = await inner.send(message);
+      log.info({ subject: message.subject, file: where }, 'mail written to the outbox');
+      return where;
+    },
+  };
+}
+
+/**
+ * Opens the database (PGlite under DATA_DIR, or PostgreSQL at DATABASE_URL), applies the
+ * migrations, seeds a new shop, and starts serving. main.ts and the tests both start the shop here.
+ */
+export async function startShop(config: AppConfig, options: { database?: Database; logger?: Logger } = {}): Promise<RunningShop> {
+  const log = options.logger ?? createLogger(config);
+  const database =
+    options.database ??
+    (await openDatabase({
+      url: config.databaseUrl,
+      pgliteDir: path.join(config.dataDir, 'pglite'),
+      poolSize: config.databasePoolSize,
+      onPoolError: (error) => log.warn({ err: error }, 'database connection lost; the pool will reconnect'),
+    }));
+  let app: FastifyInstance | undefined;
+  try {
+    await database.withStartupLock(async () => {
+      await database.migrate();
+      await seedShop(database.db, config, log);
+    });
+    await fs.mkdir(path.join(config.dataDir, 'uploads'), { recursive: true });
+    const mailer = loggingMailer(outboxMailer(path.join(config.dataDir, 'outbox'), config.mailFrom), log);
+    app = await buildApp({ config, database, mailer, logger: log });
+    const url = await app.listen({ port: config.port, host: config.host });
+    const running = app;
+    return {
+      app: running,
+      database,
+      url: url.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1'),
+      async close() {
+        await running.close();
+        await database.close();
+      },
+    };
+  } catch (error) {
+    await app?.close().catch(() => {});
+    await database.close().catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,25 @@
+/** Business constants of the specification (§9), shared by the server and the web client. */
+
+export const SHOP_NAME = 'Duka';
+export const CURRENCY_LABEL = 'Ksh.';
+export const PAYMENT_METHOD = 'MPESA';
+
+/** Products per listing page: 12 fills the 4/3/2-per-row grid evenly. */
+export const PRODUCTS_PAGE_SIZE = 12;
+
+/** Shipping is free above this items total (Ksh), otherwise the flat fee. */
+export const FREE_SHIPPING_ABOVE_KSH = 5000;
+export const SHIPPING_FEE_KSH = 100;
+/** Tax is this percentage of the items total. */
+export const TAX_PERCENT = 15;
+
+/** How many products the top-rated carousel shows. */
+export const TOP_PRODUCTS_COUNT = 3;
+
+export const PASSWORD_MIN_LENGTH = 8;
+/** Long enough for any passphrase, short enough that hashing cannot be used as a denial of service. */
+export const PASSWORD_MAX_LENGTH = 128;
+
+export const MAX_UPLOAD_BYTES = 5 * 1024 * 1024;
+export const MAX_ORDER_LINES = 100;
+export const MAX_LINE_QTY = 1000;

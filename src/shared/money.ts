@@ -1,0 +1,24 @@
+/**
+ * Money is held in integer cents wherever it is computed, so sums never drift; the API and the
+ * screens show Ksh as numbers with two decimals, as the specification's shapes require.
+ */
+
+export type Cents = number;
+
+export function toCents(ksh: number): Cents {
+  return Math.round(ksh * 100);
+}
+
+export function fromCents(cents: Cents): number {
+  return cents / 100;
+}
+
+/** "Ksh. 1,234.50" — the label of §9 with two decimals and thousands separators. */
+export function formatKsh(ksh: number): string {
+  return `Ksh. ${ksh.toLocaleString('en-KE', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+}
+
+/** Two decimals without the label, for line totals and subtotals. */
+export function twoDecimals(ksh: number): string {
+  return (Math.round(ksh * 100) / 100).toFixed(2);
+}

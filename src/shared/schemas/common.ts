@@ -1,0 +1,65 @@
+import { z } from 'zod';
+
+/**
+ * Building blocks for request schemas. Bodies arrive as JSON or as form data (the admin edit
+ * screens send FormData), so numbers and booleans also accept their text form.
+ */
+
+export const errorBody = z.object({
+  errors: z.array(z.object({ msg: z.string(), path: z.string().optional() })),
+});
+export type ErrorBody = z.infer<typeof errorBody>;
+
+export const messageBody = z.object({ msg: z.string() });
+export type MessageBody = z.infer<typeof messageBody>;
+
+/** Ids are UUIDs exposed as opaque strings. */
+export const entityId = z.uuid({ error: 'Not a valid id' });
+export const idParams = z.object({ id: entityId });
+
+/** A required, trimmed line of text. */
+export function requiredText(label: string, max = 200) {
+  return z
+    .string({ error: `${label} is required` })
+    .trim()
+    .min(1, { error: `${label} is required` })
+    .max(max, { error: `${label} must be at most ${max} characters` });
+}
+
+function fromFormText(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const text = value.trim();
+  return text === '' ? value : Number(text);
+}
+
+/** A number sent as JSON or as form text ("12.50"). */
+export function formNumber(label: string) {
+  return z.preprocess(fromFormText, z.number({ error: `${label} must be a number` }).refine(Number.isFinite, {
+    error: `${label} must be a number`,
+  }));
+}
+
+/** A whole number sent as JSON or as form text. */
+export function formInteger(label: string) {
+  return z.preprocess(
+    fromFormText,
+    z.number({ error: `${label} must be a whole number` }).int({ error: `${label} must be a whole number` }),
+  );
+}
+
+/** A boolean sent as JSON or as form text ("true"/"false", or "on" from a checkbox). */
+export function formBoolean(label: string) {
+  return z.preprocess((value) => {
+    if (value === 'true' || value === 'on' || value === '1') return true;
+    if (value === 'false' || value === 'off' || value === '0') return false;
+    return value;
+  }, z.boolean({ error: `${label} must be true or false` }));
+}
+
+/** Ksh with at most two decimals, never negative. */
+export function kshAmount(label: string) {
+  return formNumber(label)
+    .refine((n) => n >= 0, { error: `${label} cannot be negative` })
+    .refine((n) => n <= 100_000_000, { error: `${label} is too large` })
+    .refine((n) => Math.abs(Math.round(n * 100) - n * 100) < 1e-6, { error: `${label} can have at most 2 decimals` });
+}

@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { PRODUCTS_PAGE_SIZE } from '../constants.js';
+import { formInteger, kshAmount, requiredText } from './common.js';
+
+export const review = z.object({
+  _id: z.string(),
+  name: z.string(),
+  rating: z.number(),
+  comment: z.string(),
+  /** The author's id; null once the author's account is deleted. */
+  user: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type Review = z.infer<typeof review>;
+
+export const product = z.object({
+  _id: z.string(),
+  name: z.string(),
+  image: z.string(),
+  price: z.number(),
+  description: z.string(),
+  category: z.string(),
+  countInStock: z.number(),
+  rating: z.number(),
+  numReviews: z.number(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type Product = z.infer<typeof product>;
+
+/** The detail view adds the reviews. */
+export const productDetail = product.extend({ reviews: z.array(review) });
+export type ProductDetail = z.infer<typeof productDetail>;
+
+export const productPage = z.object({
+  products: z.array(product),
+  page: z.number(),
+  pages: z.number(),
+  /** How many products match, across all pages. */
+  count: z.number(),
+  pageSize: z.literal(PRODUCTS_PAGE_SIZE),
+});
+export type ProductPage = z.infer<typeof productPage>;
+
+export const productListQuery = z.object({
+  pageNumber: z.preprocess(
+    (v) => (v === undefined || v === '' ? 1 : Number(v)),
+    z.number({ error: 'pageNumber must be a whole number from 1' }).int({ error: 'pageNumber must be a whole number from 1' })
+      .min(1, { error: 'pageNumber must be a whole number from 1' })
+      .max(1_000_000, { error: 'pageNumber is too large' }),
+  ),
+  keyword: z.string().trim().max(100, { error: 'Search at most 100 characters' }).default(''),
+});
+export type ProductListQuery = z.infer<typeof productListQuery>;
+
+/**
+ * An image reference: a path on this shop ("/images/…", "/uploads/…") or an http(s) URL.
+ * Anything else (javascript:, data:, protocol-relative) is refused so it can never run as script.
+ */
+export const imageRef = z
+  .string({ error: 'Image is required' })
+  .trim()
+  .min(1, { error: 'Image is required' })
+  .max(500, { error: 'Image URL is too long' })
+  .refine((v) => (v.startsWith('/') && !v.startsWith('//') && !v.includes('\\')) || /^https?:\/\/[^\s]+$/i.test(v), {
+    error: 'Image must be a path on this shop or an http(s) URL',
+  });
+
+export const productUpdateBody = z.object({
+  name: requiredText('Name', 200).optional(),
+  price: kshAmount('Price').optional(),
+  image: imageRef.optional(),
+  countInStock: formInteger('Count In Stock')
+    .refine((n) => n >= 0, { error: 'Count In Stock cannot be negative' })
+    .refine((n) => n <= 1_000_000, { error: 'Count In Stock is too large' })
+    .optional(),
+  category: requiredText('Category', 100).optional(),
+  description: z.string().trim().max(5000, { error: 'Description must be at most 5000 characters' }).optional(),
+});
+export type ProductUpdateBody = z.infer<typeof productUpdateBody>;
+
+export const RATING_LABELS = { 1: 'Poor', 2: 'Fair', 3: 'Good', 4: 'Very Good', 5: 'Excellent' } as const;
+
+export const reviewBody = z.object({
+  rating: formInteger('Rating')
+    .refine((n) => n >= 1 && n <= 5, { error: 'Rating must be from 1 to 5' }),
+  comment: requiredText('Comment', 2000),
+});
+export type ReviewBody = z.infer<typeof reviewBody>;
+
+export const reviewParams = z.object({
+  id: z.uuid({ error: 'Not a valid id' }),
+  reviewId: z.uuid({ error: 'Not a valid id' }),
+});
+
+export const uploadResponse = z.object({ image: z.string(), msg: z.string() });

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../constants.js';
+import { formBoolean, requiredText } from './common.js';
+
+/** The public user object: what the API returns and what the browser keeps under `user`. */
+export const publicUser = z.object({
+  _id: z.string(),
+  name: z.string(),
+  email: z.string(),
+  isAdmin: z.boolean(),
+  createdAt: z.string().optional(),
+});
+export type PublicUser = z.infer<typeof publicUser>;
+
+export const email = z
+  .string({ error: 'Email is required' })
+  .trim()
+  .toLowerCase()
+  .max(254, { error: 'Email is too long' })
+  .pipe(z.email({ error: 'Enter a valid email address' }));
+
+export const newPassword = z
+  .string({ error: 'Password is required' })
+  .min(PASSWORD_MIN_LENGTH, { error: `Password must be at least ${PASSWORD_MIN_LENGTH} characters` })
+  .max(PASSWORD_MAX_LENGTH, { error: `Password must be at most ${PASSWORD_MAX_LENGTH} characters` });
+
+/** An optional new password: empty or absent means "leave it unchanged" (spec §5, User edit). */
+const optionalNewPassword = z.preprocess((v) => (v === '' || v === null ? undefined : v), newPassword.optional());
+
+export const userName = requiredText('Name', 100);
+
+export const registerBody = z.object({ name: userName, email, password: newPassword });
+export type RegisterBody = z.infer<typeof registerBody>;
+
+export const loginBody = z.object({
+  email,
+  password: z.string({ error: 'Password is required' }).min(1, { error: 'Password is required' }).max(1024),
+});
+export type LoginBody = z.infer<typeof loginBody>;
+
+export const profileUpdateBody = z.object({
+  _id: z.string().optional(),
+  name: userName.optional(),
+  email: email.optional(),
+  password: optionalNewPassword,
+});
+export type ProfileUpdateBody = z.infer<typeof profileUpdateBody>;
+
+export const adminUserUpdateBody = z.object({
+  name: userName.optional(),
+  email: email.optional(),
+  password: optionalNewPassword,
+  isAdmin: formBoolean('Is Admin').optional(),
+});
+export type AdminUserUpdateBody = z.infer<typeof adminUserUpdateBody>;
+
+export const forgotPasswordBody = z.object({ email });
+export type ForgotPasswordBody = z.infer<typeof forgotPasswordBody>;
+
+export const resetPasswordBody = z.object({ password: newPassword });
+export const resetTokenParams = z.object({
+  token: z.string().regex(/^[A-Za-z0-9_-]{20,100}$/, { error: 'This reset link is invalid or has expired' }),
+});

@@ -1,0 +1,204 @@
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Order } from '../../src/shared/schemas/orders.js';
+import type { ProductDetail } from '../../src/shared/schemas/products.js';
+import { createProduct, NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
+import { listApiRoutes, routeKey } from '../support/routes.js';
+import { startTestShop, type TestShop } from '../support/shop.js';
+import type { ApiClient } from '../support/client.js';
+
+/**
+ * The authorisation matrix: every documented route, called by a guest, the owner of the
+ * resource, another signed-in user and an admin, with the status each must get. The table is
+ * checked against the server's route list, so a new route without an entry fails this test.
+ */
+
+type Role = 'guest' | 'owner' | 'other' | 'admin';
+const ROLES: Role[] = ['guest', 'owner', 'other', 'admin'];
+
+interface Ctx {
+  shop: TestShop;
+  admin: ApiClient;
+  owner: ApiClient;
+}
+interface Call {
+  path: string;
+  json?: unknown;
+  body?: FormData;
+}
+type Row = { expect: Record<Role, number>; call: (ctx: Ctx) => Promise<Call> };
+
+const everyone = (status: number) => ({ guest: status, owner: status, other: status, admin: status });
+const signedIn = (status: number) => ({ guest: 401, owner: status, other: status, admin: status });
+const adminOnly = (status: number) => ({ guest: 401, owner: 403, other: 403, admin: status });
+
+let emailCount = 0;
+const freshEmail = () => `matrix-${Date.now()}-${++emailCount}@example.com`;
+
+async function ownerOrder(ctx: Ctx): Promise<Order> {
+  const product = await createProduct(ctx.admin, { countInStock: 5 });
+  return (await placeOrder(ctx.owner, [{ _id: product._id, qty: 1 }])).body;
+}
+
+async function freshUserId(ctx: Ctx): Promise<string> {
+  return (await ctx.shop.client().signUp('Matrix Target', freshEmail(), 'matrix-pass-1'))._id;
+}
+
+const MATRIX: Record<string, Row> = {
+  'GET /api/health': { expect: everyone(200), call: async () => ({ path: '/api/health' }) },
+  'GET /api/products': { expect: everyone(200), call: async () => ({ path: '/api/products?keyword=a' }) },
+  'GET /api/products/top': { expect: everyone(200), call: async () => ({ path: '/api/products/top' }) },
+  'GET /api/products/{id}': {
+    expect: everyone(200),
+    call: async (ctx) => ({ path: `/api/products/${(await createProduct(ctx.admin))._id}` }),
+  },
+  'POST /api/products': { expect: adminOnly(201), call: async () => ({ path: '/api/products' }) },
+  'PUT /api/products/{id}': {
+    expect: adminOnly(200),
+    call: async (ctx) => ({ path: `/api/products/${(await createProduct(ctx.admin))._id}`, json: { price: 42 } }),
+  },
+  'DELETE /api/products/{id}': {
+    expect: adminOnly(200),
+    call: async (ctx) => ({ path: `/api/products/${(await createProduct(ctx.admin))._id}` }),
+  },
+  'POST /api/products/{id}/reviews': {
+    expect: signedIn(201),
+    call: async (ctx) => ({
+      path: `/api/products/${(await createProduct(ctx.admin))._id}/reviews`,
+      json: { rating: 4, comment: 'Matrix review' },
+    }),
+  },
+  'DELETE /api/products/{id}/{reviewId}': {
+    expect: { guest: 401, owner: 200, other: 403, admin: 200 },
+    call: async (ctx) => {
+      const product = await createProduct(ctx.admin);
+      await ctx.owner.post(`/api/products/${product._id}/reviews`, { rating: 5, comment: 'Mine' });
+      const detail = (await ctx.owner.get<ProductDetail>(`/api/products/${product._id}`)).body;
+      return { path: `/api/products/${product._id}/${detail.reviews[0]!._id}` };
+    },
+  },
+  'POST /api/users': {
+    expect: everyone(201),
+    call: async () => ({ path: '/api/users', json: { name: 'New', email: freshEmail(), password: 'matrix-pass-1' } }),
+  },
+  'POST /api/users/auth': {
+    expect: everyone(200),
+    call: async (ctx) => {
+      const email = freshEmail();
+      await ctx.shop.client().signUp('Login Target', email, 'matrix-pass-1');
+      return { path: '/api/users/auth', json: { email, password: 'matrix-pass-1' } };
+    },
+  },
+  'POST /api/users/logout': { expect: everyone(200), call: async () => ({ path: '/api/users/logout' }) },
+  'POST /api/users/forgot-password': {
+    expect: everyone(200),
+    call: async () => ({ path: '/api/users/forgot-password', json: { email: freshEmail() } }),
+  },
+  // Public by design: the token is the credential. An unknown token is refused for everyone.
+  'POST /api/users/reset-password/{token}': {
+    expect: everyone(400),
+    call: async () => ({ path: `/api/users/reset-password/${'B'.repeat(43)}`, json: { password: 'matrix-pass-2' } }),
+  },
+  'GET /api/users/profile': { expect: signedIn(200), call: async () => ({ path: '/api/users/profile' }) },
+  'PUT /api/users/profile': {
+    expect: signedIn(200),
+    call: async () => ({ path: '/api/users/profile', json: { name: 'Renamed By Matrix' } }),
+  },
+  'GET /api/users': { expect: adminOnly(200), call: async () => ({ path: '/api/users' }) },
+  'GET /api/users/{id}': {
+    expect: { guest: 401, owner: 200, other: 403, admin: 200 },
+    call: async (ctx) => ({ path: `/api/users/${ctx.owner.user!._id}` }),
+  },
+  'PUT /api/users/{id}': {
+    expect: adminOnly(200),
+    call: async (ctx) => ({ path: `/api/users/${await freshUserId(ctx)}`, json: { name: 'Edited By Matrix' } }),
+  },
+  'DELETE /api/users/{id}': {
+    expect: adminOnly(200),
+    call: async (ctx) => ({ path: `/api/users/${await freshUserId(ctx)}` }),
+  },
+  'POST /api/orders': {
+    expect: signedIn(201),
+    call: async (ctx) => {
+      const product = await createProduct(ctx.admin, { countInStock: 5 });
+      return { path: '/api/orders', json: { orderItems: [{ _id: product._id, qty: 1 }], shippingAddress: NAIROBI_ADDRESS } };
+    },
+  },
+  'GET /api/orders/myorders': { expect: signedIn(200), call: async () => ({ path: '/api/orders/myorders' }) },
+  'GET /api/orders': { expect: adminOnly(200), call: async () => ({ path: '/api/orders' }) },
+  'GET /api/orders/{id}': {
+    expect: { guest: 401, owner: 200, other: 404, admin: 200 },
+    call: async (ctx) => ({ path: `/api/orders/${(await ownerOrder(ctx))._id}` }),
+  },
+  'DELETE /api/orders/{id}': {
+    expect: adminOnly(200),
+    call: async (ctx) => ({ path: `/api/orders/${(await ownerOrder(ctx))._id}` }),
+  },
+  'PUT /api/orders/{id}': {
+    expect: adminOnly(200),
+    call: async (ctx) => ({ path: `/api/orders/${(await ownerOrder(ctx))._id}` }),
+  },
+  'PUT /api/orders/{id}/deliver': {
+    expect: adminOnly(200),
+    call: async (ctx) => ({ path: `/api/orders/${(await ownerOrder(ctx))._id}/deliver` }),
+  },
+  'POST /api/uploads': {
+    expect: adminOnly(201),
+    call: async () => {
+      const form = new FormData();
+      const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: 'blue' } }).png().toBuffer();
+      form.set('image', new Blob([png]), 'matrix.png');
+      return { path: '/api/uploads', body: form };
+    },
+  },
+};
+
+let shop: TestShop;
+let ownerEmail: string;
+let otherEmail: string;
+
+beforeAll(async () => {
+  shop = await startTestShop();
+  ownerEmail = freshEmail();
+  otherEmail = freshEmail();
+  await shop.client().signUp('Owner Shopper', ownerEmail, 'owner-pass-1');
+  await shop.client().signUp('Other Shopper', otherEmail, 'other-pass-1');
+});
+afterAll(() => shop?.stop());
+
+/** Fresh sessions for each row, so a logout or profile change in one row cannot leak into another. */
+async function clients(): Promise<Record<Role, ApiClient> & { ctx: Ctx }> {
+  const admin = await shop.admin();
+  const owner = shop.client();
+  await owner.signIn(ownerEmail, 'owner-pass-1');
+  const other = shop.client();
+  await other.signIn(otherEmail, 'other-pass-1');
+  return { guest: shop.client(), owner, other, admin, ctx: { shop, admin, owner } };
+}
+
+describe('authorisation matrix', () => {
+  it('has an entry for every route the server has, and no entry for a route it lacks', async () => {
+    const routes = (await listApiRoutes(shop.client())).map(routeKey).sort();
+    expect(routes).toEqual(Object.keys(MATRIX).sort());
+  });
+
+  for (const [key, row] of Object.entries(MATRIX)) {
+    const [method = 'GET'] = key.split(' ');
+    it(`${key}: ${ROLES.map((r) => `${r} ${row.expect[r]}`).join(', ')}`, async () => {
+      const seen: Record<string, number> = {};
+      for (const role of ROLES) {
+        const c = await clients();
+        const call = await row.call(c.ctx);
+        const res = await c[role].request(method, call.path, {
+          ...(call.json !== undefined && { json: call.json }),
+          ...(call.body && { body: call.body }),
+        });
+        seen[role] = res.status;
+        if (res.status >= 400) {
+          expect((res.body as { errors?: unknown }).errors, `${role}: ${JSON.stringify(res.body)}`).toBeDefined();
+        }
+      }
+      expect(seen).toEqual(row.expect);
+    });
+  }
+});

@@ -1,0 +1,182 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectClientError } from '../support/fixtures.js';
+import { listApiRoutes, routeKey, type RouteInfo } from '../support/routes.js';
+import { startTestShop, type TestShop } from '../support/shop.js';
+import type { ApiClient } from '../support/client.js';
+
+let shop: TestShop;
+let admin: ApiClient;
+let routes: RouteInfo[];
+
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const SOME_UUID = '00000000-0000-4000-8000-000000000000';
+
+/** A concrete URL for a route template, with every parameter set to `value`. */
+const fill = (path: string, value: string) => path.replace(/\{[^}]+\}/g, value);
+
+beforeAll(async () => {
+  shop = await startTestShop();
+  admin = await shop.admin();
+  routes = await listApiRoutes(shop.client());
+});
+afterAll(() => shop?.stop());
+
+describe('XSRF', () => {
+  it('refuses every unsafe /api request whose header does not echo the cookie, even an admin’s', async () => {
+    const unsafe = routes.filter((r) => UNSAFE.has(r.method));
+    expect(unsafe.length).toBeGreaterThan(15);
+    for (const route of unsafe) {
+      const url = fill(route.path, SOME_UUID);
+      const missing = await admin.request(route.method, url, { json: {}, xsrf: false });
+      expectClientError(missing, 403, 'security token');
+      const wrong = await admin.request(route.method, url, { json: {}, xsrf: false, headers: { 'x-xsrf-token': 'forged' } });
+      expectClientError(wrong, 403, 'security token');
+    }
+  });
+
+  it('sets a readable XSRF-TOKEN cookie and an httpOnly session cookie', async () => {
+    const c = shop.client();
+    const res = await c.get('/api/health');
+    const xsrf = res.headers.getSetCookie().find((l) => l.startsWith('XSRF-TOKEN='))!;
+    expect(xsrf).toBeDefined();
+    expect(xsrf).not.toMatch(/HttpOnly/i);
+    expect(xsrf).toMatch(/SameSite=Lax/i);
+  });
+});
+
+describe('malformed input on every route', () => {
+  it('answers 4xx with the error shape, never 500, for malformed ids, JSON, types and sizes', async () => {
+    let tried = 0;
+    const failures: string[] = [];
+    const check = async (label: string, route: RouteInfo, promise: Promise<{ status: number; body: unknown }>, mustBe4xx: boolean) => {
+      tried += 1;
+      const res = await promise;
+      const shaped = Array.isArray((res.body as { errors?: unknown[] })?.errors);
+      if (res.status >= 500 || (mustBe4xx && (res.status < 400 || !shaped))) {
+        failures.push(`${routeKey(route)} ${label}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+      }
+    };
+    for (const route of routes) {
+      const hasParams = route.path.includes('{');
+      if (hasParams) {
+        for (const bad of ['not-an-id', '1', "'%20OR%201=1--", '%00', 'x'.repeat(150)]) {
+          const options = route.method === 'GET' ? {} : { json: {} };
+          await check(`param ${bad.slice(0, 20)}`, route, admin.request(route.method, fill(route.path, bad), options), true);
+        }
+      }
+      if (!UNSAFE.has(route.method)) continue;
+      const url = fill(route.path, SOME_UUID);
+      const bodies: [string, string, string][] = [
+        ['broken JSON', '{"name": ', 'application/json'],
+        ['JSON array', '[1,2,3]', 'application/json'],
+        ['JSON string', '"hello"', 'application/json'],
+        ['JSON null', 'null', 'application/json'],
+        ['deep JSON', `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`, 'application/json'],
+        ['wrong types', JSON.stringify({ name: { $gt: '' }, price: [1], email: 5, password: true, rating: {}, orderItems: 'x', shippingAddress: 1, isAdmin: 'x' }), 'application/json'],
+        ['text body', 'hello', 'text/plain'],
+        ['xml body', '<a/>', 'application/xml'],
+        ['huge body', JSON.stringify({ name: 'x'.repeat(400 * 1024) }), 'application/json'],
+      ];
+      for (const [label, body, type] of bodies) {
+        // Routes that take no body (create sample, logout, mark paid …) may ignore it and succeed.
+        await check(label, route, admin.request(route.method, url, { body, headers: { 'content-type': type } }), false);
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(tried).toBeGreaterThan(150);
+  });
+
+  it('answers broken JSON with 400, a wrong content type with 415 and an oversized body with 413', async () => {
+    const c = shop.client();
+    expectClientError(await c.request('POST', '/api/users/auth', { body: '{"email":', headers: { 'content-type': 'application/json' } }), 400, 'not valid JSON');
+    expectClientError(await c.request('POST', '/api/users/auth', { body: 'email=x', headers: { 'content-type': 'text/plain' } }), 415);
+    expectClientError(
+      await c.request('POST', '/api/users/auth', { body: JSON.stringify({ email: 'x'.repeat(300 * 1024) }), headers: { 'content-type': 'application/json' } }),
+      413,
+      'too large',
+    );
+    expectClientError(await c.request('POST', '/api/users/auth', {}), 400);
+  });
+
+  it('answers unknown /api paths with a 404 in the error shape', async () => {
+    for (const [method, path] of [['GET', '/api/nope'], ['POST', '/api/products/x/y/z'], ['DELETE', '/api/users'], ['PATCH', '/api/products']] as const) {
+      expectClientError(await admin.request(method, path, method === 'GET' ? {} : { json: {} }), 404, 'Not found');
+    }
+  });
+
+  it('never puts a password hash in any user answer', async () => {
+    const answers = await Promise.all([admin.get('/api/users'), admin.get('/api/users/profile'), admin.get(`/api/users/${admin.user!._id}`)]);
+    for (const res of answers) expect(JSON.stringify(res.body)).not.toMatch(/argon2|passwordHash|password_hash/);
+  });
+});
+
+describe('security headers', () => {
+  it('sends a script-blocking CSP, nosniff, frame and referrer policies, and a request id', async () => {
+    const res = await shop.client().get('/api/products');
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('referrer-policy')).toBe('strict-origin-when-cross-origin');
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.headers.get('x-powered-by')).toBeNull();
+  });
+});
+
+describe('OpenAPI', () => {
+  it('documents every call of the specification at /api/docs', async () => {
+    const keys = routes.map(routeKey);
+    for (const expected of [
+      'GET /api/products', 'POST /api/products', 'GET /api/products/{id}', 'PUT /api/products/{id}', 'DELETE /api/products/{id}',
+      'GET /api/products/top', 'POST /api/products/{id}/reviews', 'DELETE /api/products/{id}/{reviewId}', 'POST /api/uploads',
+      'POST /api/users', 'POST /api/users/auth', 'GET /api/users/{id}', 'PUT /api/users/profile', 'GET /api/users',
+      'POST /api/users/logout', 'DELETE /api/users/{id}', 'POST /api/users/reset-password/{token}',
+      'POST /api/users/forgot-password', 'PUT /api/users/{id}', 'POST /api/orders', 'GET /api/orders/myorders',
+      'GET /api/orders', 'GET /api/orders/{id}', 'DELETE /api/orders/{id}', 'PUT /api/orders/{id}', 'PUT /api/orders/{id}/deliver',
+    ]) {
+      expect(keys).toContain(expected);
+    }
+    const ui = await fetch(`${shop.url}/api/docs`, { redirect: 'follow' });
+    expect(ui.status).toBe(200);
+    expect(await ui.text()).toContain('swagger');
+  });
+});
+
+describe('rate limits', () => {
+  let limited: TestShop;
+  beforeAll(async () => {
+    limited = await startTestShop({
+      RATE_LIMIT_LOGIN_MAX: '3',
+      RATE_LIMIT_LOGIN_WINDOW_MS: '1500',
+      RATE_LIMIT_REGISTER_MAX: '2',
+      RATE_LIMIT_FORGOT_PASSWORD_MAX: '2',
+      RATE_LIMIT_RESET_PASSWORD_MAX: '2',
+    });
+  });
+  afterAll(() => limited?.stop());
+
+  it('answers 429 with a msg after too many sign-in attempts, and recovers after the window', async () => {
+    const c = limited.client();
+    const attempt = () => c.post('/api/users/auth', { email: 'someone@example.com', password: 'wrong-guess' });
+    for (let i = 0; i < 3; i++) expect((await attempt()).status).toBe(401);
+    expectClientError(await attempt(), 429, 'Too many attempts');
+    // The right password is refused too while the limit holds: it counts attempts, not failures.
+    expect((await c.post('/api/users/auth', { email: 'admin@example.com', password: 'admin-secret-123' })).status).toBe(429);
+    await new Promise((r) => setTimeout(r, 1700));
+    expect((await c.post('/api/users/auth', { email: 'admin@example.com', password: 'admin-secret-123' })).status).toBe(200);
+  });
+
+  it('limits registration, forgot-password and reset-password', async () => {
+    const c = limited.client();
+    for (let i = 0; i < 2; i++) {
+      expect((await c.post('/api/users', { name: 'R', email: `rl${i}-${Date.now()}@example.com`, password: 'rate-pass-1' })).status).toBe(201);
+    }
+    expectClientError(await c.post('/api/users', { name: 'R', email: `rl-x-${Date.now()}@example.com`, password: 'rate-pass-1' }), 429);
+    for (let i = 0; i < 2; i++) expect((await c.post('/api/users/forgot-password', { email: 'a@example.com' })).status).toBe(200);
+    expectClientError(await c.post('/api/users/forgot-password', { email: 'a@example.com' }), 429);
+    const token = 'C'.repeat(43);
+    for (let i = 0; i < 2; i++) expect((await c.post(`/api/users/reset-password/${token}`, { password: 'rate-pass-2' })).status).toBe(400);
+    expectClientError(await c.post(`/api/users/reset-password/${token}`, { password: 'rate-pass-2' }), 429);
+  });
+});

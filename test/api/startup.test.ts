@@ -1,0 +1,121 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ProductPage } from '../../src/shared/schemas/products.js';
+import { ApiClient } from '../support/client.js';
+import { freshPostgresUrl, startTestShop } from '../support/shop.js';
+
+/** The real entry point, started as `npm start` would, with no configuration but a port and a folder. */
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exit: Promise<number | null>;
+}
+
+async function startMain(env: Record<string, string>): Promise<Started> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 45_000;
+  while (!output.includes('Duka is open')) {
+    if (child.exitCode !== null) throw new Error(`the shop exited: ${output}`);
+    if (Date.now() > deadline) throw new Error(`the shop did not start: ${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { child, output: () => output, exit };
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+describe('starting the shop with no configuration', () => {
+  it('seeds once, prints the admin password once, reuses its data and shuts down cleanly', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'duka-main-'));
+    cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }));
+    const env: Record<string, string> = { DATA_DIR: dataDir, PORT: String(await freePort()), HOST: '127.0.0.1' };
+    if (process.env.TEST_DATABASE_URL) {
+      const db = await freshPostgresUrl(process.env.TEST_DATABASE_URL);
+      cleanups.push(db.drop);
+      env.DATABASE_URL = db.url;
+    }
+    const base = `http://127.0.0.1:${env.PORT}`;
+
+    const first = await startMain(env);
+    const password = /admin account admin@example\.com with password (\S+)/.exec(first.output())?.[1];
+    expect(password, first.output()).toBeDefined();
+    const client = new ApiClient(base);
+    const products = (await client.get<ProductPage>('/api/products')).body;
+    expect(products.count).toBeGreaterThanOrEqual(24);
+    const outOfStock = [];
+    for (let page = 1; page <= products.pages; page++) {
+      outOfStock.push(...(await client.get<ProductPage>(`/api/products?pageNumber=${page}`)).body.products.filter((p) => p.countInStock === 0));
+    }
+    expect(outOfStock.length).toBeGreaterThan(0);
+    expect(new Set(products.products.map((p) => p.category)).size).toBeGreaterThan(1);
+    const image = await fetch(base + products.products[0]!.image);
+    expect(image.status).toBe(200);
+    expect(image.headers.get('content-type')).toBe('image/webp');
+    expect((await fetch(`${base}/api/health`)).status).toBe(200);
+
+    // A request in flight when SIGTERM arrives still gets its answer.
+    const inFlight = new ApiClient(base).post('/api/users/auth', { email: 'admin@example.com', password: password! });
+    await new Promise((r) => setTimeout(r, 20));
+    first.child.kill('SIGTERM');
+    expect((await inFlight).status).toBe(200);
+    expect(await first.exit, first.output()).toBe(0);
+    expect(first.output()).toContain('stopped');
+
+    const second = await startMain(env);
+    expect(second.output()).not.toContain('with password');
+    expect(second.output()).not.toContain('seeded the demo shop');
+    const again = new ApiClient(base);
+    expect((await again.get<ProductPage>('/api/products')).body.count).toBe(products.count);
+    await again.signIn('admin@example.com', password!);
+    second.child.kill('SIGINT');
+    expect(await second.exit, second.output()).toBe(0);
+  });
+
+  it('refuses a DATABASE_URL that is not PostgreSQL', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: 'mysql://nope', PORT: String(await freePort()) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    expect(code).not.toBe(0);
+  });
+});
+
+describe('an unexpected failure', () => {
+  it('answers 500 with a generic msg and no internals, and health reports the database down', async () => {
+    const shop = await startTestShop();
+    cleanups.push(() => shop.app.close().then(() => {}));
+    await shop.database.close();
+    const res = await new ApiClient(shop.url).get('/api/products');
+    expect(res.status).toBe(500);
+    expect(JSON.stringify(res.body)).toBe(JSON.stringify({ errors: [{ msg: 'Something went wrong on our side. Please try again.' }] }));
+    const health = await fetch(`${shop.url}/api/health`);
+    expect(health.status).toBe(503);
+  });
+});

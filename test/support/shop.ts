@@ -1,0 +1,95 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { loadConfig, type AppConfig } from '../../src/server/config.js';
+import { openDatabase } from '../../src/server/db/client.js';
+import { createLogger, startShop, type RunningShop } from '../../src/server/shop.js';
+import { ApiClient } from './client.js';
+
+export const ADMIN_EMAIL = 'admin@example.com';
+export const ADMIN_PASSWORD = 'admin-secret-123';
+
+export interface TestShop extends RunningShop {
+  config: AppConfig;
+  /** A fresh client with its own cookie jar, like a new browser. */
+  client(): ApiClient;
+  /** A client signed in as the seeded admin. */
+  admin(): Promise<ApiClient>;
+  /** A client signed up as a new shopper with a unique email. */
+  shopper(name?: string): Promise<ApiClient>;
+  stop(): Promise<void>;
+}
+
+/**
+ * PostgreSQL when TEST_DATABASE_URL is set: every test file gets a database of its own, created
+ * here and dropped afterwards. Otherwise an in-memory PGlite.
+ */
+export async function freshPostgresUrl(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `duka_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: baseUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+let shopperCount = 0;
+
+export async function startTestShop(env: Record<string, string> = {}): Promise<TestShop> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'duka-test-'));
+  const postgres = process.env.TEST_DATABASE_URL ? await freshPostgresUrl(process.env.TEST_DATABASE_URL) : undefined;
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    ADMIN_EMAIL,
+    ADMIN_PASSWORD,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // Tests sign in far more often than a person; the rate-limit tests set their own low limits.
+    RATE_LIMIT_LOGIN_MAX: '100000',
+    RATE_LIMIT_REGISTER_MAX: '100000',
+    RATE_LIMIT_FORGOT_PASSWORD_MAX: '100000',
+    RATE_LIMIT_RESET_PASSWORD_MAX: '100000',
+    ...(postgres && { DATABASE_URL: postgres.url }),
+    ...env,
+  });
+  const database = await openDatabase({ url: config.databaseUrl, poolSize: 5 });
+  const shop = await startShop(config, { database, logger: createLogger(config) });
+
+  const client = () => new ApiClient(shop.url);
+  return {
+    ...shop,
+    config,
+    client,
+    async admin() {
+      const c = client();
+      await c.signIn(ADMIN_EMAIL, ADMIN_PASSWORD);
+      return c;
+    },
+    async shopper(name = 'Test Shopper') {
+      const c = client();
+      shopperCount += 1;
+      const email = `shopper-${process.pid}-${shopperCount}-${randomBytes(3).toString('hex')}@example.com`;
+      await c.signUp(name, email, 'shopper-pass-1');
+      return c;
+    },
+    async stop() {
+      await shop.close();
+      await postgres?.drop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
