@@ -29,7 +29,13 @@ function toRgb(hex: string): Rgb {
 }
 
 function toHex([r, g, b]: Rgb): string {
-  return `#${[r, g, b].map((v) => Math.round(Math.min(255, Math.max(0, v))).toString(16).padStart(2, '0')).join('')}`;
+  return `#${[r, g, b]
+    .map((v) =>
+      Math.round(Math.min(255, Math.max(0, v)))
+        .toString(16)
+        .padStart(2, '0'),
+    )
+    .join('')}`;
 }
 
 /** Blends colour a towards colour b by t (0..1). */
@@ -105,8 +111,14 @@ function maizeIcon(cx: number, cy: number, s: number): string {
   return (
     ellipse(cx, cy, 26 * s, 58 * s, '#F7C52B') +
     kernels.join('') +
-    pathEl(`M${cx},${cy + 60 * s} C${cx - 50 * s},${cy + 40 * s} ${cx - 50 * s},${cy - 20 * s} ${cx - 34 * s},${cy - 52 * s} C${cx - 30 * s},${cy - 10 * s} ${cx - 18 * s},${cy + 20 * s} ${cx},${cy + 60 * s} Z`, '#3C9A3F') +
-    pathEl(`M${cx},${cy + 60 * s} C${cx + 50 * s},${cy + 40 * s} ${cx + 50 * s},${cy - 20 * s} ${cx + 34 * s},${cy - 52 * s} C${cx + 30 * s},${cy - 10 * s} ${cx + 18 * s},${cy + 20 * s} ${cx},${cy + 60 * s} Z`, '#2F8A34')
+    pathEl(
+      `M${cx},${cy + 60 * s} C${cx - 50 * s},${cy + 40 * s} ${cx - 50 * s},${cy - 20 * s} ${cx - 34 * s},${cy - 52 * s} C${cx - 30 * s},${cy - 10 * s} ${cx - 18 * s},${cy + 20 * s} ${cx},${cy + 60 * s} Z`,
+      '#3C9A3F',
+    ) +
+    pathEl(
+      `M${cx},${cy + 60 * s} C${cx + 50 * s},${cy + 40 * s} ${cx + 50 * s},${cy - 20 * s} ${cx + 34 * s},${cy - 52 * s} C${cx + 30 * s},${cy - 10 * s} ${cx + 18 * s},${cy + 20 * s} ${cx},${cy + 60 * s} Z`,
+      '#2F8A34',
+    )
   );
 }
 
@@ -119,13 +131,25 @@ function leaf(cx: number, cy: number, s: number, rot: number, fill: string): str
 // Drawings, one function per kind of object
 
 function phone(o: { body: string; wallA: string; wallB: string; camera: 'column' | 'square' }): string {
-  const [wallDefs, wall] = linear([[0, o.wallA], [1, o.wallB]], 0.4, 1);
+  const [wallDefs, wall] = linear(
+    [
+      [0, o.wallA],
+      [1, o.wallB],
+    ],
+    0.4,
+    1,
+  );
   const back = darken(o.body, 0.1);
-  const lens = (x: number, y: number, r: number): string => circle(x, y, r, '#2a2d33') + circle(x, y, r * 0.55, '#0d0f12') + circle(x - r * 0.2, y - r * 0.2, r * 0.18, '#6b7280');
+  const lens = (x: number, y: number, r: number): string =>
+    circle(x, y, r, '#2a2d33') + circle(x, y, r * 0.55, '#0d0f12') + circle(x - r * 0.2, y - r * 0.2, r * 0.18, '#6b7280');
   const camera =
     o.camera === 'column'
       ? lens(192, 160, 17) + lens(192, 204, 17) + lens(192, 248, 17) + circle(228, 162, 6, '#f5f0d6')
-      : rect(168, 132, 100, 100, 26, darken(o.body, 0.22)) + lens(196, 160, 17) + lens(240, 160, 17) + lens(196, 204, 17) + circle(240, 204, 7, '#f5f0d6');
+      : rect(168, 132, 100, 100, 26, darken(o.body, 0.22)) +
+        lens(196, 160, 17) +
+        lens(240, 160, 17) +
+        lens(196, 204, 17) +
+        circle(240, 204, 7, '#f5f0d6');
   return (
     wallDefs +
     shadow(330, 548, 190) +
@@ -141,8 +165,16 @@ function phone(o: { body: string; wallA: string; wallB: string; camera: 'column'
     rect(292, 100, 214, 444, 36, o.body) +
     rect(299, 107, 200, 430, 30, '#111317') +
     rect(307, 115, 184, 414, 24, wall) +
-    pathEl('M307,330 C360,290 420,360 491,300 L491,505 Q491,529 467,529 L331,529 Q307,529 307,505 Z', '#ffffff', 'opacity="0.16"') +
-    pathEl('M307,400 C370,360 430,430 491,380 L491,505 Q491,529 467,529 L331,529 Q307,529 307,505 Z', '#ffffff', 'opacity="0.14"') +
+    pathEl(
+      'M307,330 C360,290 420,360 491,300 L491,505 Q491,529 467,529 L331,529 Q307,529 307,505 Z',
+      '#ffffff',
+      'opacity="0.16"',
+    ) +
+    pathEl(
+      'M307,400 C370,360 430,430 491,380 L491,505 Q491,529 467,529 L331,529 Q307,529 307,505 Z',
+      '#ffffff',
+      'opacity="0.14"',
+    ) +
     circle(399, 134, 7, '#08090b') +
     rect(335, 175, 110, 26, 8, '#ffffff', 'opacity="0.85"') +
     rect(335, 209, 70, 10, 5, '#ffffff', 'opacity="0.6"') +
@@ -158,11 +190,19 @@ function tv(o: { width: number; bezel: string; skyA: string; skyB: string; hill:
   const x = 320 - w / 2;
   const y = 292 - h / 2;
   const clip = uid('c');
-  const [skyDefs, sky] = linear([[0, o.skyA], [1, o.skyB]], 0, 1);
+  const [skyDefs, sky] = linear(
+    [
+      [0, o.skyA],
+      [1, o.skyB],
+    ],
+    0,
+    1,
+  );
   const bottom = y + h;
   const stand =
     o.stand === 'feet'
-      ? stroke(`M${x + 50},${bottom} L${x + 30},${bottom + 52}`, '#2b2e35', 12) + stroke(`M${x + w - 50},${bottom} L${x + w - 30},${bottom + 52}`, '#2b2e35', 12)
+      ? stroke(`M${x + 50},${bottom} L${x + 30},${bottom + 52}`, '#2b2e35', 12) +
+        stroke(`M${x + w - 50},${bottom} L${x + w - 30},${bottom + 52}`, '#2b2e35', 12)
       : rect(300, bottom, 40, 34, 4, '#3a3d45') + rect(230, bottom + 32, 180, 16, 8, '#2b2e35');
   return (
     skyDefs +
@@ -173,9 +213,19 @@ function tv(o: { width: number; bezel: string; skyA: string; skyB: string; hill:
     `<g clip-path="url(#${clip})">` +
     rect(x, y, w, h, 0, sky) +
     circle(x + w * 0.7, y + h * 0.38, h * 0.13, '#FFE8A3') +
-    pathEl(`M${x},${y + h * 0.7} C${x + w * 0.25},${y + h * 0.45} ${x + w * 0.45},${y + h * 0.55} ${x + w * 0.6},${y + h * 0.68} C${x + w * 0.75},${y + h * 0.52} ${x + w * 0.9},${y + h * 0.55} ${x + w},${y + h * 0.62} L${x + w},${bottom} L${x},${bottom} Z`, o.hill) +
-    pathEl(`M${x},${y + h * 0.85} C${x + w * 0.3},${y + h * 0.7} ${x + w * 0.6},${y + h * 0.78} ${x + w},${y + h * 0.8} L${x + w},${bottom} L${x},${bottom} Z`, darken(o.hill, 0.2)) +
-    pathEl(`M${x + w * 0.55},${y + 10} L${x + w * 0.85},${y + 10} L${x + w * 0.45},${bottom} L${x + w * 0.15},${bottom} Z`, '#ffffff', 'opacity="0.07"') +
+    pathEl(
+      `M${x},${y + h * 0.7} C${x + w * 0.25},${y + h * 0.45} ${x + w * 0.45},${y + h * 0.55} ${x + w * 0.6},${y + h * 0.68} C${x + w * 0.75},${y + h * 0.52} ${x + w * 0.9},${y + h * 0.55} ${x + w},${y + h * 0.62} L${x + w},${bottom} L${x},${bottom} Z`,
+      o.hill,
+    ) +
+    pathEl(
+      `M${x},${y + h * 0.85} C${x + w * 0.3},${y + h * 0.7} ${x + w * 0.6},${y + h * 0.78} ${x + w},${y + h * 0.8} L${x + w},${bottom} L${x},${bottom} Z`,
+      darken(o.hill, 0.2),
+    ) +
+    pathEl(
+      `M${x + w * 0.55},${y + 10} L${x + w * 0.85},${y + 10} L${x + w * 0.45},${bottom} L${x + w * 0.15},${bottom} Z`,
+      '#ffffff',
+      'opacity="0.07"',
+    ) +
     `</g>` +
     rect(316, bottom - 8, 8, 4, 2, '#9aa0a8')
   );
@@ -225,7 +275,14 @@ function wiredEarphones(o: { color: string; accent: string }): string {
 }
 
 function powerBank(o: { body: string; led: string }): string {
-  const [defs, fill] = linear([[0, lighten(o.body, 0.12)], [1, darken(o.body, 0.12)]], 1, 1);
+  const [defs, fill] = linear(
+    [
+      [0, lighten(o.body, 0.12)],
+      [1, darken(o.body, 0.12)],
+    ],
+    1,
+    1,
+  );
   return (
     defs +
     shadow(320, 530, 170) +
@@ -280,7 +337,11 @@ function radio(o: { body: string; trim: string }): string {
     circle(240, 372, 80, `url(#${dots})`) +
     circle(240, 372, 20, darken(o.body, 0.3)) +
     rect(356, 282, 132, 56, 10, '#E9EDD8') +
-    stroke('M370,326 L474,326 M372,300 L372,322 M392,310 L392,322 M412,300 L412,322 M432,310 L432,322 M452,300 L452,322 M472,310 L472,322', '#6b7280', 2) +
+    stroke(
+      'M370,326 L474,326 M372,300 L372,322 M392,310 L392,322 M412,300 L412,322 M432,310 L432,322 M452,300 L452,322 M472,310 L472,322',
+      '#6b7280',
+      2,
+    ) +
     stroke('M424,290 L424,332', '#DC2626', 3) +
     circle(386, 398, 24, darken(o.body, 0.35)) +
     circle(386, 398, 16, o.trim) +
@@ -296,8 +357,14 @@ function radio(o: { body: string; trim: string }): string {
 function toaster(o: { body: string }): string {
   const [defs, fill] = cylinder(o.body);
   const toast = (x: number): string =>
-    pathEl(`M${x},270 L${x},190 C${x - 10},150 ${x + 20},135 ${x + 40},150 C${x + 60},135 ${x + 90},150 ${x + 80},190 L${x + 80},270 Z`, '#D9A35B') +
-    pathEl(`M${x + 10},270 L${x + 10},194 C${x + 4},162 ${x + 24},152 ${x + 40},164 C${x + 56},152 ${x + 76},162 ${x + 70},194 L${x + 70},270 Z`, '#F3D9A4');
+    pathEl(
+      `M${x},270 L${x},190 C${x - 10},150 ${x + 20},135 ${x + 40},150 C${x + 60},135 ${x + 90},150 ${x + 80},190 L${x + 80},270 Z`,
+      '#D9A35B',
+    ) +
+    pathEl(
+      `M${x + 10},270 L${x + 10},194 C${x + 4},162 ${x + 24},152 ${x + 40},164 C${x + 56},152 ${x + 76},162 ${x + 70},194 L${x + 70},270 Z`,
+      '#F3D9A4',
+    );
   return (
     defs +
     shadow(320, 505, 210) +
@@ -347,7 +414,10 @@ function kettle(o: { body: string; accent: string }): string {
     rect(170, 478, 290, 38, 14, '#2b2e35') +
     stroke('M402,196 C500,196 500,200 500,260 L480,440', o.accent, 26) +
     pathEl('M222,236 L168,190 L150,196 L210,300 Z', darken(o.body, 0.08)) +
-    pathEl('M230,196 L410,196 C425,300 440,400 452,470 Q454,486 438,486 L202,486 Q186,486 188,470 C200,400 215,300 230,196 Z', fill) +
+    pathEl(
+      'M230,196 L410,196 C425,300 440,400 452,470 Q454,486 438,486 L202,486 Q186,486 188,470 C200,400 215,300 230,196 Z',
+      fill,
+    ) +
     ellipse(320, 196, 92, 20, lighten(o.body, 0.2)) +
     rect(296, 166, 48, 26, 10, o.accent) +
     rect(250, 290, 32, 150, 16, '#BFE3F5', `stroke="${darken(o.body, 0.25)}" stroke-width="3"`) +
@@ -358,7 +428,12 @@ function kettle(o: { body: string; accent: string }): string {
 }
 
 function sufurias(): string {
-  const metal: Array<[number, string]> = [[0, '#8E979F'], [0.3, '#EEF1F4'], [0.6, '#C3CAD0'], [1, '#848D96']];
+  const metal: Array<[number, string]> = [
+    [0, '#8E979F'],
+    [0.3, '#EEF1F4'],
+    [0.6, '#C3CAD0'],
+    [1, '#848D96'],
+  ];
   /** A handle-less aluminium sufuria with a rolled lip; `lid` puts a flat lid with a knob on it. */
   const pot = (cx: number, base: number, w: number, h: number, lid: boolean): string => {
     const [defs, fill] = linear(metal);
@@ -373,7 +448,10 @@ function sufurias(): string {
       rect(cx - 10, top - 8, 20, 8, 2, '#4B5563');
     return (
       defs +
-      pathEl(`M${cx - w / 2},${top} L${cx - w / 2},${base} A${w / 2},${ry} 0 0 0 ${cx + w / 2},${base} L${cx + w / 2},${top} Z`, fill) +
+      pathEl(
+        `M${cx - w / 2},${top} L${cx - w / 2},${base} A${w / 2},${ry} 0 0 0 ${cx + w / 2},${base} L${cx + w / 2},${top} Z`,
+        fill,
+      ) +
       ellipse(cx, top, w / 2 + 5, ry + 3, 'none', 'stroke="#7E878F" stroke-width="5"') +
       (lid ? cover : inside + ellipse(cx, top, w / 2 + 2, ry + 1, 'none', 'stroke="#F1F4F6" stroke-width="6"'))
     );
@@ -385,8 +463,9 @@ function flask(o: { body: string; flower: string; centre: string }): string {
   const [defs, fill] = cylinder(o.body);
   const [cDefs, chrome] = cylinder('#C9CED6');
   const flower = (x: number, y: number, r: number): string =>
-    [0, 72, 144, 216, 288].map((a) => circle(x + Math.cos((a * Math.PI) / 180) * r, y + Math.sin((a * Math.PI) / 180) * r, r * 0.8, o.flower)).join('') +
-    circle(x, y, r * 0.6, o.centre);
+    [0, 72, 144, 216, 288]
+      .map((a) => circle(x + Math.cos((a * Math.PI) / 180) * r, y + Math.sin((a * Math.PI) / 180) * r, r * 0.8, o.flower))
+      .join('') + circle(x, y, r * 0.6, o.centre);
   return (
     defs +
     cDefs +
@@ -408,7 +487,11 @@ function jerrycan(o: { body: string }): string {
   const side = darken(o.body, 0.14);
   return (
     shadow(320, 532, 220) +
-    pathEl(`M200,130 L380,130 Q396,130 396,146 L396,210 L184,210 L184,146 Q184,130 200,130 Z M228,156 L352,156 Q362,156 362,166 L362,176 Q362,186 352,186 L228,186 Q218,186 218,176 L218,166 Q218,156 228,156 Z`, side, 'fill-rule="evenodd"') +
+    pathEl(
+      `M200,130 L380,130 Q396,130 396,146 L396,210 L184,210 L184,146 Q184,130 200,130 Z M228,156 L352,156 Q362,156 362,166 L362,176 Q362,186 352,186 L228,186 Q218,186 218,176 L218,166 Q218,156 228,156 Z`,
+      side,
+      'fill-rule="evenodd"',
+    ) +
     rect(396, 136, 46, 48, 6, side) +
     rect(388, 110, 62, 34, 8, darken(o.body, 0.35)) +
     rect(160, 190, 320, 330, 30, o.body) +
@@ -422,7 +505,8 @@ function jerrycan(o: { body: string }): string {
 function gasCylinder(o: { body: string; band: string; grill: boolean }): string {
   const [defs, fill] = cylinder(o.body);
   const top = o.grill ? 250 : 200;
-  const flame = (x: number): string => pathEl(`M${x},150 C${x - 10},166 ${x - 8},178 ${x},180 C${x + 8},178 ${x + 10},166 ${x},150 Z`, '#3B82F6', 'opacity="0.9"');
+  const flame = (x: number): string =>
+    pathEl(`M${x},150 C${x - 10},166 ${x - 8},178 ${x},180 C${x + 8},178 ${x + 10},166 ${x},150 Z`, '#3B82F6', 'opacity="0.9"');
   const grill = o.grill
     ? // burner head on the valve, blue flames, and a three-legged pan support standing on the shoulder
       rect(300, 178, 40, 34, 6, '#C9A227') +
@@ -436,7 +520,11 @@ function gasCylinder(o: { body: string; band: string; grill: boolean }): string 
   return (
     defs +
     shadow(320, 530, 160) +
-    pathEl(`M260,${top - 60} L380,${top - 60} L380,${top + 20} L260,${top + 20} Z M282,${top - 44} L358,${top - 44} L358,${top - 10} L282,${top - 10} Z`, darken(o.body, 0.2), 'fill-rule="evenodd"') +
+    pathEl(
+      `M260,${top - 60} L380,${top - 60} L380,${top + 20} L260,${top + 20} Z M282,${top - 44} L358,${top - 44} L358,${top - 10} L282,${top - 10} Z`,
+      darken(o.body, 0.2),
+      'fill-rule="evenodd"',
+    ) +
     grill +
     rect(210, top, 220, 520 - top - 14, 70, fill) +
     rect(222, 500, 196, 26, 8, darken(o.body, 0.3)) +
@@ -487,7 +575,10 @@ function coffeeBag(o: { bag: string; label: string }): string {
   return (
     shadow(320, 532, 200) +
     crimp(206, 434, 120, 40, darken(o.bag, 0.08)) +
-    pathEl('M200,156 L440,156 C448,300 456,420 466,510 Q468,524 454,524 L186,524 Q172,524 174,510 C184,420 192,300 200,156 Z', o.bag) +
+    pathEl(
+      'M200,156 L440,156 C448,300 456,420 466,510 Q468,524 454,524 L186,524 Q172,524 174,510 C184,420 192,300 200,156 Z',
+      o.bag,
+    ) +
     rect(200, 156, 240, 14, 0, darken(o.bag, 0.18)) +
     circle(320, 200, 12, darken(o.bag, 0.3)) +
     rect(232, 250, 176, 200, 20, o.label) +
@@ -524,14 +615,22 @@ function sugarPacket(o: { band: string }): string {
 }
 
 function oilBottle(o: { size: 'large' | 'small'; cap: string; label: string; icon: 'sunflower' | 'maize' }): string {
-  const [defs, oil] = linear([[0, '#D99A00'], [0.3, '#FFD23F'], [0.65, '#F4B400'], [1, '#C98A00']]);
+  const [defs, oil] = linear([
+    [0, '#D99A00'],
+    [0.3, '#FFD23F'],
+    [0.65, '#F4B400'],
+    [1, '#C98A00'],
+  ]);
   const large = o.size === 'large';
   const x1 = large ? 186 : 240;
   const x2 = large ? 454 : 400;
   const body =
     `M${x1 + 20},250 C${x1},262 ${x1},280 ${x1},300 L${x1},500 Q${x1},522 ${x1 + 22},522 L${x2 - 22},522 Q${x2},522 ${x2},500 L${x2},300 C${x2},280 ${x2 - 20},262 ${x2 - 40},250 ` +
     `L${large ? 360 : 350},190 L${large ? 280 : 290},190 Z`;
-  const handle = large ? stroke('M372,214 C470,200 504,236 504,286 C504,330 484,346 450,346', '#D99A00', 26) + stroke('M372,214 C470,200 504,236 504,286 C504,330 484,346 450,346', '#FFD23F', 12) : '';
+  const handle = large
+    ? stroke('M372,214 C470,200 504,236 504,286 C504,330 484,346 450,346', '#D99A00', 26) +
+      stroke('M372,214 C470,200 504,236 504,286 C504,330 484,346 450,346', '#FFD23F', 12)
+    : '';
   const sunflower =
     [0, 30, 60, 90, 120, 150, 180, 210, 240, 270, 300, 330]
       .map((a) => ellipse(320, 360, 10, 34, '#FFC62B', `transform="rotate(${a} 320 360)" stroke="#E39E00" stroke-width="2"`))
@@ -558,7 +657,14 @@ function kikoi(o: { stripes: string[] }): string {
   const bands = o.stripes.map((c, i) => rect(x1 - 10, y1 - 20 + i * band, x2 - x1 + 20, band + 1, 0, c)).join('');
   const cloth = `M${x1},${y1} C${x1 + 100},${y1 - 18} ${x1 + 220},${y1 + 16} ${x2},${y1 - 4} L${x2},${y2} C${x2 - 120},${y2 + 16} ${x1 + 120},${y2 - 16} ${x1},${y2} Z`;
   const fringe = (x: number, y0: number, y3: number, dir: number): string =>
-    stroke(Array.from({ length: 24 }, (_, i) => { const y = y0 + 6 + (i * (y3 - y0 - 12)) / 23; return `M${x},${y} L${x + dir * 34},${y + 4}`; }).join(' '), darken('#E9D8B0', 0.1), 4);
+    stroke(
+      Array.from({ length: 24 }, (_, i) => {
+        const y = y0 + 6 + (i * (y3 - y0 - 12)) / 23;
+        return `M${x},${y} L${x + dir * 34},${y + 4}`;
+      }).join(' '),
+      darken('#E9D8B0', 0.1),
+      4,
+    );
   return (
     `<defs><clipPath id="${clip}"><path d="${cloth}"/></clipPath></defs>` +
     shadow(320, 492, 250) +
@@ -575,9 +681,13 @@ function kikoi(o: { stripes: string[] }): string {
 
 function kanga(o: { field: string; border: string; motif: string; back: string }): string {
   const cloth = (field: string, border: string, motif: string): string => {
-    const dots = Array.from({ length: 9 }, (_, i) => circle(170 + i * 37.5, 192, 8, motif) + circle(170 + i * 37.5, 448, 8, motif)).join('') +
-      Array.from({ length: 6 }, (_, i) => circle(172, 230 + i * 36, 8, motif) + circle(468, 230 + i * 36, 8, motif)).join('');
-    const petals = [0, 45, 90, 135, 180, 225, 270, 315].map((a) => ellipse(320, 280, 16, 38, motif, `transform="rotate(${a} 320 320)"`)).join('');
+    const dots =
+      Array.from({ length: 9 }, (_, i) => circle(170 + i * 37.5, 192, 8, motif) + circle(170 + i * 37.5, 448, 8, motif)).join(
+        '',
+      ) + Array.from({ length: 6 }, (_, i) => circle(172, 230 + i * 36, 8, motif) + circle(468, 230 + i * 36, 8, motif)).join('');
+    const petals = [0, 45, 90, 135, 180, 225, 270, 315]
+      .map((a) => ellipse(320, 280, 16, 38, motif, `transform="rotate(${a} 320 320)"`))
+      .join('');
     return (
       rect(140, 170, 360, 300, 8, border) +
       dots +
@@ -585,7 +695,14 @@ function kanga(o: { field: string; border: string; motif: string; back: string }
       circle(320, 320, 70, lighten(field, 0.3)) +
       petals +
       circle(320, 320, 22, border) +
-      [[220, 246], [420, 246], [220, 394], [420, 394]].map(([x, y]) => circle(x ?? 0, y ?? 0, 14, motif)).join('')
+      [
+        [220, 246],
+        [420, 246],
+        [220, 394],
+        [420, 394],
+      ]
+        .map(([x, y]) => circle(x ?? 0, y ?? 0, 14, motif))
+        .join('')
     );
   };
   return (
@@ -616,14 +733,19 @@ function shuka(o: { base: string; stripeA: string; stripeB: string }): string {
     rect(150, 170, 340, 280, 18, fill) +
     rect(150, 170, 340, 280, 18, '#000000', 'opacity="0.12"') +
     rect(140, 230, 360, 240, 24, fill) +
-    pathEl('M140,420 C220,440 420,440 500,420 L500,446 Q500,470 476,470 L164,470 Q140,470 140,446 Z', '#000000', 'opacity="0.16"') +
+    pathEl(
+      'M140,420 C220,440 420,440 500,420 L500,446 Q500,470 476,470 L164,470 Q140,470 140,446 Z',
+      '#000000',
+      'opacity="0.16"',
+    ) +
     rect(140, 230, 360, 20, 10, '#ffffff', 'opacity="0.14"') +
     fringe
   );
 }
 
 function sandals(o: { sole: string; edge: string; strap: string; buckle: string }): string {
-  const sole = 'M0,-190 C62,-190 84,-126 78,-58 C72,0 58,40 64,100 C70,162 42,192 0,192 C-42,192 -66,160 -62,100 C-58,40 -74,0 -78,-58 C-84,-126 -62,-190 0,-190 Z';
+  const sole =
+    'M0,-190 C62,-190 84,-126 78,-58 C72,0 58,40 64,100 C70,162 42,192 0,192 C-42,192 -66,160 -62,100 C-58,40 -74,0 -78,-58 C-84,-126 -62,-190 0,-190 Z';
   const one = (cx: number, mirror: number, rot: number): string =>
     `<g transform="translate(${cx} 320) rotate(${rot}) scale(${mirror} 1)">` +
     pathEl(sole, o.edge, 'transform="translate(6 8)"') +
@@ -639,7 +761,14 @@ function sandals(o: { sole: string; edge: string; strap: string; buckle: string 
 
 function football(o: { panel: string }): string {
   const clip = uid('c');
-  const [defs, shade] = linear([[0, '#ffffff'], [1, '#D7DCE2']], 1, 1);
+  const [defs, shade] = linear(
+    [
+      [0, '#ffffff'],
+      [1, '#D7DCE2'],
+    ],
+    1,
+    1,
+  );
   const pent = (cx: number, cy: number, r: number, rot: number): string => {
     const pts = [0, 1, 2, 3, 4].map((i) => {
       const a = ((rot + i * 72 - 90) * Math.PI) / 180;
@@ -673,7 +802,8 @@ function football(o: { panel: string }): string {
 }
 
 function backpack(o: { body: string; pocket: string; trim: string }): string {
-  const shell = 'M180,520 L180,236 C180,160 230,126 320,126 C410,126 460,160 460,236 L460,520 Q460,540 440,540 L200,540 Q180,540 180,520 Z';
+  const shell =
+    'M180,520 L180,236 C180,160 230,126 320,126 C410,126 460,160 460,236 L460,520 Q460,540 440,540 L200,540 Q180,540 180,520 Z';
   return (
     shadow(320, 540, 200) +
     stroke('M280,130 C280,84 360,84 360,130', darken(o.body, 0.3), 14) +
@@ -682,7 +812,10 @@ function backpack(o: { body: string; pocket: string; trim: string }): string {
     rect(150, 360, 40, 140, 14, o.trim, 'opacity="0.7"') +
     rect(450, 360, 40, 140, 14, o.trim, 'opacity="0.7"') +
     pathEl(shell, o.body) +
-    pathEl('M180,236 C180,160 230,126 320,126 C410,126 460,160 460,236 L460,250 C400,214 240,214 180,250 Z', lighten(o.body, 0.12)) +
+    pathEl(
+      'M180,236 C180,160 230,126 320,126 C410,126 460,160 460,236 L460,250 C400,214 240,214 180,250 Z',
+      lighten(o.body, 0.12),
+    ) +
     stroke('M196,262 C260,222 380,222 444,262', darken(o.body, 0.3), 5, 'stroke-dasharray="2 8"') +
     rect(412, 236, 10, 34, 5, o.trim) +
     rect(216, 344, 208, 164, 30, o.pocket) +
@@ -700,7 +833,10 @@ function waterBottle(o: { body: string; cap: string }): string {
     defs +
     cDefs +
     shadow(320, 534, 140) +
-    pathEl('M244,226 C244,186 270,172 284,160 L356,160 C370,172 396,186 396,226 L396,500 Q396,528 368,528 L272,528 Q244,528 244,500 Z', fill) +
+    pathEl(
+      'M244,226 C244,186 270,172 284,160 L356,160 C370,172 396,186 396,226 L396,500 Q396,528 368,528 L272,528 Q244,528 244,500 Z',
+      fill,
+    ) +
     rect(244, 488, 152, 40, 20, chrome, 'opacity="0.9"') +
     rect(278, 128, 84, 38, 8, chrome) +
     rect(268, 96, 104, 42, 14, o.cap) +
@@ -720,7 +856,11 @@ function exerciseBooks(o: { covers: string[]; width: number; height: number }): 
       rect(x, y, o.width, o.height, 8, cover) +
       rect(x, y, 22, o.height, 6, darken(cover, 0.2)) +
       rect(x + 44, y + o.height * 0.42, o.width - 70, o.height * 0.34, 10, '#ffffff') +
-      stroke(`M${x + 60},${y + o.height * 0.52} L${x + o.width - 42},${y + o.height * 0.52} M${x + 60},${y + o.height * 0.61} L${x + o.width - 42},${y + o.height * 0.61} M${x + 60},${y + o.height * 0.7} L${x + o.width - 60},${y + o.height * 0.7}`, '#9CA3AF', 3) +
+      stroke(
+        `M${x + 60},${y + o.height * 0.52} L${x + o.width - 42},${y + o.height * 0.52} M${x + 60},${y + o.height * 0.61} L${x + o.width - 42},${y + o.height * 0.61} M${x + 60},${y + o.height * 0.7} L${x + o.width - 60},${y + o.height * 0.7}`,
+        '#9CA3AF',
+        3,
+      ) +
       circle(x + o.width / 2 + 10, y + o.height * 0.22, o.width * 0.12, lighten(cover, 0.35)) +
       rect(x + 44, y + o.height * 0.84, o.width - 70, 10, 5, lighten(cover, 0.3)) +
       `</g>`
@@ -729,7 +869,10 @@ function exerciseBooks(o: { covers: string[]; width: number; height: number }): 
   const n = o.covers.length;
   return (
     shadow(320, 330 + o.height / 2 + 30, o.width / 2 + 110) +
-    o.covers.map((c, i) => book(c, (i - (n - 1)) * -7, (i - (n - 1)) * -28, (i - (n - 1)) * -6)).reverse().join('')
+    o.covers
+      .map((c, i) => book(c, (i - (n - 1)) * -7, (i - (n - 1)) * -28, (i - (n - 1)) * -6))
+      .reverse()
+      .join('')
   );
 }
 
@@ -744,12 +887,13 @@ function pens(o: { ink: string; count: number }): string {
     rect(x + 10, 108, 8, 90, 4, darken(o.ink, 0.2)) +
     rect(x - 12, 96, 24, 10, 4, darken(o.ink, 0.25));
   const xs = Array.from({ length: o.count }, (_, i) => 320 + (i - (o.count - 1) / 2) * 56);
-  return shadow(320, 530, 200) + `<g transform="rotate(-30 320 320)">${xs.map(pen).join('')}</g>`;
+  return `${shadow(320, 530, 200)}<g transform="rotate(-30 320 320)">${xs.map(pen).join('')}</g>`;
 }
 
 function calculator(o: { body: string; key: string; accent: string }): string {
   const keys: string[] = [];
-  for (let r = 0; r < 3; r++) for (let c = 0; c < 6; c++) keys.push(rect(222 + c * 33, 262 + r * 28, 26, 16, 8, darken(o.body, 0.35)));
+  for (let r = 0; r < 3; r++)
+    for (let c = 0; c < 6; c++) keys.push(rect(222 + c * 33, 262 + r * 28, 26, 16, 8, darken(o.body, 0.35)));
   for (let r = 0; r < 4; r++) {
     for (let c = 0; c < 5; c++) {
       const accent = r === 0 && c >= 3;
@@ -799,9 +943,12 @@ const drawings: Record<string, () => string> = {
   'oraimo-freepods-lite': () => earbuds({ shell: '#F8FAFC', tip: '#A7B0BC' }),
   'oraimo-wired-earphones': () => wiredEarphones({ color: '#22252B', accent: '#3BB54A' }),
   'oraimo-power-bank-20000mah': () => powerBank({ body: '#3A3F47', led: '#3BB54A' }),
-  'hisense-32-inch-smart-tv': () => tv({ width: 400, bezel: '#1B1D22', skyA: '#6EC6FF', skyB: '#FFD59E', hill: '#4CAF6A', stand: 'feet' }),
-  'tcl-40-inch-android-tv': () => tv({ width: 450, bezel: '#202329', skyA: '#FF9A6B', skyB: '#FFE0A3', hill: '#8E5A3C', stand: 'feet' }),
-  'samsung-43-inch-crystal-uhd-tv': () => tv({ width: 500, bezel: '#15171B', skyA: '#3B5BDB', skyB: '#9AD0FF', hill: '#2F9E6E', stand: 'pedestal' }),
+  'hisense-32-inch-smart-tv': () =>
+    tv({ width: 400, bezel: '#1B1D22', skyA: '#6EC6FF', skyB: '#FFD59E', hill: '#4CAF6A', stand: 'feet' }),
+  'tcl-40-inch-android-tv': () =>
+    tv({ width: 450, bezel: '#202329', skyA: '#FF9A6B', skyB: '#FFE0A3', hill: '#8E5A3C', stand: 'feet' }),
+  'samsung-43-inch-crystal-uhd-tv': () =>
+    tv({ width: 500, bezel: '#15171B', skyA: '#3B5BDB', skyB: '#9AD0FF', hill: '#2F9E6E', stand: 'pedestal' }),
   'sun-king-pro-300-solar-lamp': () => solarLamp({ body: '#F5B400', panel: '#1E3A8A' }),
   'vitron-rechargeable-fm-radio': () => radio({ body: '#8B1E2D', trim: '#C9CED6' }),
   'ramtons-2-slice-toaster': () => toaster({ body: '#C9CED6' }),
@@ -820,7 +967,21 @@ const drawings: Record<string, () => string> = {
   'fresh-fri-cooking-oil-3l': () => oilBottle({ size: 'large', cap: '#C62828', label: '#1B7F3A', icon: 'sunflower' }),
   'elianto-corn-oil-1l': () => oilBottle({ size: 'small', cap: '#F2B705', label: '#0F4C8A', icon: 'maize' }),
   'cotton-kikoi-beach-wrap': () =>
-    kikoi({ stripes: ['#1E5AA8', '#F2B705', '#1E5AA8', '#E04F5F', '#F7F3E8', '#2E7D32', '#F7F3E8', '#E04F5F', '#1E5AA8', '#F2B705', '#1E5AA8'] }),
+    kikoi({
+      stripes: [
+        '#1E5AA8',
+        '#F2B705',
+        '#1E5AA8',
+        '#E04F5F',
+        '#F7F3E8',
+        '#2E7D32',
+        '#F7F3E8',
+        '#E04F5F',
+        '#1E5AA8',
+        '#F2B705',
+        '#1E5AA8',
+      ],
+    }),
   'printed-kanga-pair': () => kanga({ field: '#F2B705', border: '#8E1B3A', motif: '#1B6B5A', back: '#2F6FB0' }),
   'maasai-shuka-red-check': () => shuka({ base: '#C62828', stripeA: '#1A1A2E', stripeB: '#1E3A8A' }),
   'maasai-shuka-blue-check': () => shuka({ base: '#1E5AA8', stripeA: '#0F1A2E', stripeB: '#C62828' }),
@@ -830,7 +991,8 @@ const drawings: Record<string, () => string> = {
   'hiking-backpack-40l': () => backpack({ body: '#E2622B', pocket: '#4B5563', trim: '#1F2937' }),
   'stainless-steel-water-bottle-750ml': () => waterBottle({ body: '#1C8C84', cap: '#1F2937' }),
   'kasuku-exercise-books-a4-10-pack': () => exerciseBooks({ covers: ['#2E7D32', '#1E5AA8', '#C62828'], width: 220, height: 300 }),
-  'kasuku-exercise-books-a5-12-pack': () => exerciseBooks({ covers: ['#F2B705', '#2E7D32', '#7B3FA0', '#1E5AA8'], width: 170, height: 236 }),
+  'kasuku-exercise-books-a5-12-pack': () =>
+    exerciseBooks({ covers: ['#F2B705', '#2E7D32', '#7B3FA0', '#1E5AA8'], width: 170, height: 236 }),
   'bic-cristal-pens-blue-10-pack': () => pens({ ink: '#1D4ED8', count: 4 }),
   'casio-fx-82ms-calculator': () => calculator({ body: '#3A3F47', key: '#D1D5DB', accent: '#E2622B' }),
   'kids-school-backpack': () => backpack({ body: '#2F6FB0', pocket: '#F2B705', trim: '#1F2937' }),
@@ -853,7 +1015,11 @@ async function render(name: string, svg: string, pngDir: string | undefined): Pr
   const image = sharp(Buffer.from(svg)).resize(SIZE, SIZE);
   const webp = await image.clone().webp({ quality: WEBP_QUALITY, effort: 6 }).toBuffer();
   await writeFile(path.join(demoImagesDir, `${name}.webp`), webp);
-  if (pngDir) await image.clone().png().toFile(path.join(pngDir, `${name}.png`));
+  if (pngDir)
+    await image
+      .clone()
+      .png()
+      .toFile(path.join(pngDir, `${name}.png`));
   return webp.length;
 }
 
@@ -884,7 +1050,9 @@ async function main(): Promise<void> {
     total += bytes;
     if (bytes > MAX_BYTES) tooBig.push(`${name} (${Math.round(bytes / 1024)} KB)`);
   }
-  console.log(`Wrote ${jobs.length} images to ${path.relative(process.cwd(), demoImagesDir) || '.'}, ${Math.round(total / 1024)} KB in all.`);
+  console.log(
+    `Wrote ${jobs.length} images to ${path.relative(process.cwd(), demoImagesDir) || '.'}, ${Math.round(total / 1024)} KB in all.`,
+  );
   if (tooBig.length > 0) console.warn(`Larger than ${MAX_BYTES / 1024} KB: ${tooBig.join(', ')}`);
 }
 

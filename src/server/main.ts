@@ -7,10 +7,7 @@ const log = createLogger(config);
 
 try {
   const shop = await startShop(config, { logger: log });
-  log.info(
-    { url: shop.url, database: shop.database.kind, dataDir: config.dataDir },
-    `Duka is open at ${config.publicUrl}`,
-  );
+  log.info({ url: shop.url, database: shop.database.kind, dataDir: config.dataDir }, `Duka is open at ${config.publicUrl}`);
 
   let closing = false;
   const shutdown = (signal: string) => {

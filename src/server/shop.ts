@@ -4,9 +4,9 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { buildApp } from './app.js';
 import type { AppConfig } from './config.js';
-import { openDatabase, type Database } from './db/client.js';
+import { type Database, openDatabase } from './db/client.js';
 import { seedShop } from './db/seed.js';
-import { outboxMailer, type Mailer } from './mail/mailer.js';
+import { type Mailer, outboxMailer } from './mail/mailer.js';
 
 export interface RunningShop {
   app: FastifyInstance;

@@ -1,5 +1,5 @@
 import { FREE_SHIPPING_ABOVE_KSH, SHIPPING_FEE_KSH, TAX_PERCENT } from './constants.js';
-import { fromCents, toCents, type Cents } from './money.js';
+import { type Cents, fromCents, toCents } from './money.js';
 
 export interface PricedLine {
   /** Unit price in Ksh. */

@@ -2,10 +2,10 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { ProductDetail } from '../../src/shared/schemas/products.js';
+import type { ApiClient } from '../support/client.js';
 import { createProduct, NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
 import { listApiRoutes, routeKey } from '../support/routes.js';
 import { startTestShop, type TestShop } from '../support/shop.js';
-import type { ApiClient } from '../support/client.js';
 
 /**
  * The authorisation matrix: every documented route, called by a guest, the owner of the
@@ -146,7 +146,9 @@ const MATRIX: Record<string, Row> = {
     expect: adminOnly(201),
     call: async () => {
       const form = new FormData();
-      const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: 'blue' } }).png().toBuffer();
+      const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: 'blue' } })
+        .png()
+        .toBuffer();
       form.set('image', new Blob([png]), 'matrix.png');
       return { path: '/api/uploads', body: form };
     },

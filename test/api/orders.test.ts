@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Order } from '../../src/shared/schemas/orders.js';
 import { orderTotals } from '../../src/shared/pricing.js';
+import type { Order } from '../../src/shared/schemas/orders.js';
+import type { ApiClient } from '../support/client.js';
 import { createProduct, expectClientError, getProduct, NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
 import { startTestShop, type TestShop } from '../support/shop.js';
-import type { ApiClient } from '../support/client.js';
 
 let shop: TestShop;
 let admin: ApiClient;
@@ -75,15 +75,29 @@ describe('placing an order', () => {
   it('keeps phone and postal code as digit strings, leading zeros included', async () => {
     const p = await createProduct(admin, { countInStock: 5 });
     const shopper = await shop.shopper();
-    const res = await placeOrder(shopper, [{ _id: p._id, qty: 1 }], { ...NAIROBI_ADDRESS, postalCode: '00100', phoneNumber: '0722000111' });
+    const res = await placeOrder(shopper, [{ _id: p._id, qty: 1 }], {
+      ...NAIROBI_ADDRESS,
+      postalCode: '00100',
+      phoneNumber: '0722000111',
+    });
     expect(res.body.shippingAddress).toMatchObject({ postalCode: '00100', phoneNumber: '0722000111' });
   });
 
   it('merges two lines of the same product and checks them against the stock together', async () => {
     const p = await createProduct(admin, { countInStock: 3 });
     const shopper = await shop.shopper();
-    expectClientError(await placeOrder(shopper, [{ _id: p._id, qty: 2 }, { _id: p._id, qty: 2 }]), 400, 'Only 3');
-    const ok = await placeOrder(shopper, [{ _id: p._id, qty: 1 }, { _id: p._id, qty: 2 }]);
+    expectClientError(
+      await placeOrder(shopper, [
+        { _id: p._id, qty: 2 },
+        { _id: p._id, qty: 2 },
+      ]),
+      400,
+      'Only 3',
+    );
+    const ok = await placeOrder(shopper, [
+      { _id: p._id, qty: 1 },
+      { _id: p._id, qty: 2 },
+    ]);
     expect(ok.status).toBe(201);
     expect(ok.body.orderItems).toEqual([expect.objectContaining({ qty: 3 })]);
     expect((await getProduct(shopper, p._id)).countInStock).toBe(0);
@@ -93,28 +107,82 @@ describe('placing an order', () => {
     ['an empty cart', { orderItems: [], shippingAddress: NAIROBI_ADDRESS }, 'Your cart is empty'],
     ['no items', { shippingAddress: NAIROBI_ADDRESS }, 'Order items are required'],
     ['no address', { orderItems: [{ _id: '00000000-0000-4000-8000-000000000000', qty: 1 }] }, 'Shipping address is required'],
-    ['a missing county', { orderItems: [{ _id: '00000000-0000-4000-8000-000000000000', qty: 1 }], shippingAddress: { ...NAIROBI_ADDRESS, county: '' } }, 'County is required'],
-    ['a missing ward', { orderItems: [{ _id: '00000000-0000-4000-8000-000000000000', qty: 1 }], shippingAddress: { ...NAIROBI_ADDRESS, ward: undefined } }, 'Ward is required'],
-    ['a missing sub county', { orderItems: [{ _id: '00000000-0000-4000-8000-000000000000', qty: 1 }], shippingAddress: { ...NAIROBI_ADDRESS, sub_county: ' ' } }, 'Sub County is required'],
-    ['letters in the phone', { orderItems: [{ _id: '00000000-0000-4000-8000-000000000000', qty: 1 }], shippingAddress: { ...NAIROBI_ADDRESS, phoneNumber: '07ab' } }, 'Phone Number'],
-    ['letters in the postal code', { orderItems: [{ _id: '00000000-0000-4000-8000-000000000000', qty: 1 }], shippingAddress: { ...NAIROBI_ADDRESS, postalCode: 'ABC' } }, 'Postal Code'],
-    ['a zero quantity', { orderItems: [{ _id: '00000000-0000-4000-8000-000000000000', qty: 0 }], shippingAddress: NAIROBI_ADDRESS }, 'at least 1'],
-    ['a negative quantity', { orderItems: [{ _id: '00000000-0000-4000-8000-000000000000', qty: -2 }], shippingAddress: NAIROBI_ADDRESS }, 'at least 1'],
-    ['a fractional quantity', { orderItems: [{ _id: '00000000-0000-4000-8000-000000000000', qty: 1.5 }], shippingAddress: NAIROBI_ADDRESS }, 'whole number'],
+    [
+      'a missing county',
+      {
+        orderItems: [{ _id: '00000000-0000-4000-8000-000000000000', qty: 1 }],
+        shippingAddress: { ...NAIROBI_ADDRESS, county: '' },
+      },
+      'County is required',
+    ],
+    [
+      'a missing ward',
+      {
+        orderItems: [{ _id: '00000000-0000-4000-8000-000000000000', qty: 1 }],
+        shippingAddress: { ...NAIROBI_ADDRESS, ward: undefined },
+      },
+      'Ward is required',
+    ],
+    [
+      'a missing sub county',
+      {
+        orderItems: [{ _id: '00000000-0000-4000-8000-000000000000', qty: 1 }],
+        shippingAddress: { ...NAIROBI_ADDRESS, sub_county: ' ' },
+      },
+      'Sub County is required',
+    ],
+    [
+      'letters in the phone',
+      {
+        orderItems: [{ _id: '00000000-0000-4000-8000-000000000000', qty: 1 }],
+        shippingAddress: { ...NAIROBI_ADDRESS, phoneNumber: '07ab' },
+      },
+      'Phone Number',
+    ],
+    [
+      'letters in the postal code',
+      {
+        orderItems: [{ _id: '00000000-0000-4000-8000-000000000000', qty: 1 }],
+        shippingAddress: { ...NAIROBI_ADDRESS, postalCode: 'ABC' },
+      },
+      'Postal Code',
+    ],
+    [
+      'a zero quantity',
+      { orderItems: [{ _id: '00000000-0000-4000-8000-000000000000', qty: 0 }], shippingAddress: NAIROBI_ADDRESS },
+      'at least 1',
+    ],
+    [
+      'a negative quantity',
+      { orderItems: [{ _id: '00000000-0000-4000-8000-000000000000', qty: -2 }], shippingAddress: NAIROBI_ADDRESS },
+      'at least 1',
+    ],
+    [
+      'a fractional quantity',
+      { orderItems: [{ _id: '00000000-0000-4000-8000-000000000000', qty: 1.5 }], shippingAddress: NAIROBI_ADDRESS },
+      'whole number',
+    ],
     ['a malformed product id', { orderItems: [{ _id: 'abc', qty: 1 }], shippingAddress: NAIROBI_ADDRESS }, 'Not a valid id'],
-    ['an unknown product', { orderItems: [{ _id: '00000000-0000-4000-8000-000000000000', qty: 1 }], shippingAddress: NAIROBI_ADDRESS }, 'no longer available'],
-  ])('refuses %s with a 400 and takes no stock', async (_label, body: { orderItems?: unknown[]; shippingAddress?: unknown }, msg) => {
-    const p = await createProduct(admin, { countInStock: 4 });
-    const shopper = await shop.shopper();
-    expectClientError(await shopper.post('/api/orders', body), 400, msg);
-    // An order mixing a good line with a bad one takes nothing either.
-    if (Array.isArray(body.orderItems) && body.orderItems.length > 0 && body.shippingAddress) {
-      const mixed = await shopper.post('/api/orders', { ...body, orderItems: [{ _id: p._id, qty: 2 }, ...body.orderItems] });
-      expect(mixed.status).toBe(400);
-    }
-    expect((await getProduct(shopper, p._id)).countInStock).toBe(4);
-    expect((await shopper.get<Order[]>('/api/orders/myorders')).body).toEqual([]);
-  });
+    [
+      'an unknown product',
+      { orderItems: [{ _id: '00000000-0000-4000-8000-000000000000', qty: 1 }], shippingAddress: NAIROBI_ADDRESS },
+      'no longer available',
+    ],
+  ])(
+    'refuses %s with a 400 and takes no stock',
+    async (_label, body: { orderItems?: unknown[]; shippingAddress?: unknown }, msg) => {
+      const p = await createProduct(admin, { countInStock: 4 });
+      const shopper = await shop.shopper();
+      expectClientError(await shopper.post('/api/orders', body), 400, msg);
+      // An order mixing a good line with a bad one takes nothing either.
+      if (Array.isArray(body.orderItems) && body.orderItems.length > 0 && body.shippingAddress) {
+        const mixed = await shopper.post('/api/orders', { ...body, orderItems: [{ _id: p._id, qty: 2 }, ...body.orderItems] });
+        expect(mixed.status).toBe(400);
+      }
+      expect((await getProduct(shopper, p._id)).countInStock).toBe(4);
+      expect((await shopper.get<Order[]>('/api/orders/myorders')).body).toEqual([]);
+    },
+  );
 
   it('refuses more than the stock, and out-of-stock products, with clear messages', async () => {
     const few = await createProduct(admin, { name: 'Scarce Lamp', countInStock: 2 });
@@ -136,7 +204,10 @@ describe('placing an order', () => {
     for (const r of refused) expectClientError(r, 400, /out of stock|left in stock/);
     expect((await getProduct(admin, p._id)).countInStock).toBe(0);
     const all = (await admin.get<Order[]>('/api/orders')).body;
-    const sold = all.flatMap((o) => o.orderItems).filter((i) => i._id === p._id).reduce((n, i) => n + i.qty, 0);
+    const sold = all
+      .flatMap((o) => o.orderItems)
+      .filter((i) => i._id === p._id)
+      .reduce((n, i) => n + i.qty, 0);
     expect(sold).toBe(5);
   });
 

@@ -2,9 +2,9 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRODUCTS_PAGE_SIZE } from '../../src/shared/constants.js';
 import type { Product, ProductDetail, ProductPage } from '../../src/shared/schemas/products.js';
+import type { ApiClient } from '../support/client.js';
 import { createProduct, expectClientError, search } from '../support/fixtures.js';
 import { startTestShop, type TestShop } from '../support/shop.js';
-import type { ApiClient } from '../support/client.js';
 
 let shop: TestShop;
 let admin: ApiClient;
@@ -29,7 +29,17 @@ describe('product listing', () => {
     expect([...times].sort((a, b) => b - a)).toEqual(times);
     const first = res.body.products[0]!;
     expect(Object.keys(first)).toEqual(
-      expect.arrayContaining(['_id', 'name', 'image', 'price', 'description', 'category', 'countInStock', 'rating', 'numReviews']),
+      expect.arrayContaining([
+        '_id',
+        'name',
+        'image',
+        'price',
+        'description',
+        'category',
+        'countInStock',
+        'rating',
+        'numReviews',
+      ]),
     );
     expect(typeof first.price).toBe('number');
   });
@@ -69,7 +79,10 @@ describe('keyword search', () => {
     });
     for (const keyword of ['QUOKKA', 'zanzibarware', 'Xylophonic', 'thermos flask']) {
       const result = await search(guest, keyword);
-      expect(result.products.map((x) => x._id), keyword).toContain(p._id);
+      expect(
+        result.products.map((x) => x._id),
+        keyword,
+      ).toContain(p._id);
     }
   });
 
@@ -218,7 +231,15 @@ describe('admin product management', () => {
     const p = await createProduct(admin);
     const form = new FormData();
     form.set('name', 'With a file');
-    form.set('image', new Blob([await sharp({ create: { width: 2, height: 2, channels: 3, background: 'red' } }).png().toBuffer()]), 'x.png');
+    form.set(
+      'image',
+      new Blob([
+        await sharp({ create: { width: 2, height: 2, channels: 3, background: 'red' } })
+          .png()
+          .toBuffer(),
+      ]),
+      'x.png',
+    );
     const res = await admin.request('PUT', `/api/products/${p._id}`, { body: form });
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);

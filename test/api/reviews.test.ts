@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProductDetail } from '../../src/shared/schemas/products.js';
+import type { ApiClient } from '../support/client.js';
 import { createProduct, expectClientError } from '../support/fixtures.js';
 import { startTestShop, type TestShop } from '../support/shop.js';
-import type { ApiClient } from '../support/client.js';
 
 let shop: TestShop;
 let admin: ApiClient;
@@ -23,12 +23,16 @@ describe('reviews', () => {
     const amina = await shop.shopper('Amina Odhiambo');
     const brian = await shop.shopper('Brian Kiprop');
 
-    expect((await amina.post(`/api/products/${product._id}/reviews`, { rating: 5, comment: 'Excellent value' })).status).toBe(201);
+    expect((await amina.post(`/api/products/${product._id}/reviews`, { rating: 5, comment: 'Excellent value' })).status).toBe(
+      201,
+    );
     let p = await detail(product._id);
     expect(p).toMatchObject({ rating: 5, numReviews: 1 });
     expect(p.reviews[0]).toMatchObject({ name: 'Amina Odhiambo', rating: 5, comment: 'Excellent value', user: amina.user!._id });
 
-    expect((await brian.post(`/api/products/${product._id}/reviews`, { rating: 2, comment: 'Broke after a week' })).status).toBe(201);
+    expect((await brian.post(`/api/products/${product._id}/reviews`, { rating: 2, comment: 'Broke after a week' })).status).toBe(
+      201,
+    );
     p = await detail(product._id);
     expect(p).toMatchObject({ rating: 3.5, numReviews: 2 });
 
@@ -42,7 +46,11 @@ describe('reviews', () => {
     const product = await createProduct(admin);
     const shopper = await shop.shopper();
     expect((await shopper.post(`/api/products/${product._id}/reviews`, { rating: 4, comment: 'Good' })).status).toBe(201);
-    expectClientError(await shopper.post(`/api/products/${product._id}/reviews`, { rating: 1, comment: 'Again' }), 400, 'Product already reviewed');
+    expectClientError(
+      await shopper.post(`/api/products/${product._id}/reviews`, { rating: 1, comment: 'Again' }),
+      400,
+      'Product already reviewed',
+    );
     expect((await detail(product._id)).numReviews).toBe(1);
   });
 

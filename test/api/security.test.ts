@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectClientError } from '../support/fixtures.js';
-import { listApiRoutes, routeKey, type RouteInfo } from '../support/routes.js';
-import { startTestShop, type TestShop } from '../support/shop.js';
 import type { ApiClient } from '../support/client.js';
+import { expectClientError } from '../support/fixtures.js';
+import { listApiRoutes, type RouteInfo, routeKey } from '../support/routes.js';
+import { startTestShop, type TestShop } from '../support/shop.js';
 
 let shop: TestShop;
 let admin: ApiClient;
@@ -48,7 +48,12 @@ describe('malformed input on every route', () => {
   it('answers 4xx with the error shape, never 500, for malformed ids, JSON, types and sizes', async () => {
     let tried = 0;
     const failures: string[] = [];
-    const check = async (label: string, route: RouteInfo, promise: Promise<{ status: number; body: unknown }>, mustBe4xx: boolean) => {
+    const check = async (
+      label: string,
+      route: RouteInfo,
+      promise: Promise<{ status: number; body: unknown }>,
+      mustBe4xx: boolean,
+    ) => {
       tried += 1;
       const res = await promise;
       const shaped = Array.isArray((res.body as { errors?: unknown[] })?.errors);
@@ -72,7 +77,20 @@ describe('malformed input on every route', () => {
         ['JSON string', '"hello"', 'application/json'],
         ['JSON null', 'null', 'application/json'],
         ['deep JSON', `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`, 'application/json'],
-        ['wrong types', JSON.stringify({ name: { $gt: '' }, price: [1], email: 5, password: true, rating: {}, orderItems: 'x', shippingAddress: 1, isAdmin: 'x' }), 'application/json'],
+        [
+          'wrong types',
+          JSON.stringify({
+            name: { $gt: '' },
+            price: [1],
+            email: 5,
+            password: true,
+            rating: {},
+            orderItems: 'x',
+            shippingAddress: 1,
+            isAdmin: 'x',
+          }),
+          'application/json',
+        ],
         ['text body', 'hello', 'text/plain'],
         ['xml body', '<a/>', 'application/xml'],
         ['huge body', JSON.stringify({ name: 'x'.repeat(400 * 1024) }), 'application/json'],
@@ -88,10 +106,20 @@ describe('malformed input on every route', () => {
 
   it('answers broken JSON with 400, a wrong content type with 415 and an oversized body with 413', async () => {
     const c = shop.client();
-    expectClientError(await c.request('POST', '/api/users/auth', { body: '{"email":', headers: { 'content-type': 'application/json' } }), 400, 'not valid JSON');
-    expectClientError(await c.request('POST', '/api/users/auth', { body: 'email=x', headers: { 'content-type': 'text/plain' } }), 415);
     expectClientError(
-      await c.request('POST', '/api/users/auth', { body: JSON.stringify({ email: 'x'.repeat(300 * 1024) }), headers: { 'content-type': 'application/json' } }),
+      await c.request('POST', '/api/users/auth', { body: '{"email":', headers: { 'content-type': 'application/json' } }),
+      400,
+      'not valid JSON',
+    );
+    expectClientError(
+      await c.request('POST', '/api/users/auth', { body: 'email=x', headers: { 'content-type': 'text/plain' } }),
+      415,
+    );
+    expectClientError(
+      await c.request('POST', '/api/users/auth', {
+        body: JSON.stringify({ email: 'x'.repeat(300 * 1024) }),
+        headers: { 'content-type': 'application/json' },
+      }),
       413,
       'too large',
     );
@@ -99,13 +127,22 @@ describe('malformed input on every route', () => {
   });
 
   it('answers unknown /api paths with a 404 in the error shape', async () => {
-    for (const [method, path] of [['GET', '/api/nope'], ['POST', '/api/products/x/y/z'], ['DELETE', '/api/users'], ['PATCH', '/api/products']] as const) {
+    for (const [method, path] of [
+      ['GET', '/api/nope'],
+      ['POST', '/api/products/x/y/z'],
+      ['DELETE', '/api/users'],
+      ['PATCH', '/api/products'],
+    ] as const) {
       expectClientError(await admin.request(method, path, method === 'GET' ? {} : { json: {} }), 404, 'Not found');
     }
   });
 
   it('never puts a password hash in any user answer', async () => {
-    const answers = await Promise.all([admin.get('/api/users'), admin.get('/api/users/profile'), admin.get(`/api/users/${admin.user!._id}`)]);
+    const answers = await Promise.all([
+      admin.get('/api/users'),
+      admin.get('/api/users/profile'),
+      admin.get(`/api/users/${admin.user!._id}`),
+    ]);
     for (const res of answers) expect(JSON.stringify(res.body)).not.toMatch(/argon2|passwordHash|password_hash/);
   });
 });
@@ -128,12 +165,32 @@ describe('OpenAPI', () => {
   it('documents every call of the specification at /api/docs', async () => {
     const keys = routes.map(routeKey);
     for (const expected of [
-      'GET /api/products', 'POST /api/products', 'GET /api/products/{id}', 'PUT /api/products/{id}', 'DELETE /api/products/{id}',
-      'GET /api/products/top', 'POST /api/products/{id}/reviews', 'DELETE /api/products/{id}/{reviewId}', 'POST /api/uploads',
-      'POST /api/users', 'POST /api/users/auth', 'GET /api/users/{id}', 'PUT /api/users/profile', 'GET /api/users',
-      'POST /api/users/logout', 'DELETE /api/users/{id}', 'POST /api/users/reset-password/{token}',
-      'POST /api/users/forgot-password', 'PUT /api/users/{id}', 'POST /api/orders', 'GET /api/orders/myorders',
-      'GET /api/orders', 'GET /api/orders/{id}', 'DELETE /api/orders/{id}', 'PUT /api/orders/{id}', 'PUT /api/orders/{id}/deliver',
+      'GET /api/products',
+      'POST /api/products',
+      'GET /api/products/{id}',
+      'PUT /api/products/{id}',
+      'DELETE /api/products/{id}',
+      'GET /api/products/top',
+      'POST /api/products/{id}/reviews',
+      'DELETE /api/products/{id}/{reviewId}',
+      'POST /api/uploads',
+      'POST /api/users',
+      'POST /api/users/auth',
+      'GET /api/users/{id}',
+      'PUT /api/users/profile',
+      'GET /api/users',
+      'POST /api/users/logout',
+      'DELETE /api/users/{id}',
+      'POST /api/users/reset-password/{token}',
+      'POST /api/users/forgot-password',
+      'PUT /api/users/{id}',
+      'POST /api/orders',
+      'GET /api/orders/myorders',
+      'GET /api/orders',
+      'GET /api/orders/{id}',
+      'DELETE /api/orders/{id}',
+      'PUT /api/orders/{id}',
+      'PUT /api/orders/{id}/deliver',
     ]) {
       expect(keys).toContain(expected);
     }
@@ -170,13 +227,19 @@ describe('rate limits', () => {
   it('limits registration, forgot-password and reset-password', async () => {
     const c = limited.client();
     for (let i = 0; i < 2; i++) {
-      expect((await c.post('/api/users', { name: 'R', email: `rl${i}-${Date.now()}@example.com`, password: 'rate-pass-1' })).status).toBe(201);
+      expect(
+        (await c.post('/api/users', { name: 'R', email: `rl${i}-${Date.now()}@example.com`, password: 'rate-pass-1' })).status,
+      ).toBe(201);
     }
-    expectClientError(await c.post('/api/users', { name: 'R', email: `rl-x-${Date.now()}@example.com`, password: 'rate-pass-1' }), 429);
+    expectClientError(
+      await c.post('/api/users', { name: 'R', email: `rl-x-${Date.now()}@example.com`, password: 'rate-pass-1' }),
+      429,
+    );
     for (let i = 0; i < 2; i++) expect((await c.post('/api/users/forgot-password', { email: 'a@example.com' })).status).toBe(200);
     expectClientError(await c.post('/api/users/forgot-password', { email: 'a@example.com' }), 429);
     const token = 'C'.repeat(43);
-    for (let i = 0; i < 2; i++) expect((await c.post(`/api/users/reset-password/${token}`, { password: 'rate-pass-2' })).status).toBe(400);
+    for (let i = 0; i < 2; i++)
+      expect((await c.post(`/api/users/reset-password/${token}`, { password: 'rate-pass-2' })).status).toBe(400);
     expectClientError(await c.post(`/api/users/reset-password/${token}`, { password: 'rate-pass-2' }), 429);
   });
 });

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -70,7 +70,9 @@ describe('starting the shop with no configuration', () => {
     expect(products.count).toBeGreaterThanOrEqual(24);
     const outOfStock = [];
     for (let page = 1; page <= products.pages; page++) {
-      outOfStock.push(...(await client.get<ProductPage>(`/api/products?pageNumber=${page}`)).body.products.filter((p) => p.countInStock === 0));
+      outOfStock.push(
+        ...(await client.get<ProductPage>(`/api/products?pageNumber=${page}`)).body.products.filter((p) => p.countInStock === 0),
+      );
     }
     expect(outOfStock.length).toBeGreaterThan(0);
     expect(new Set(products.products.map((p) => p.category)).size).toBeGreaterThan(1);
@@ -114,7 +116,9 @@ describe('an unexpected failure', () => {
     await shop.database.close();
     const res = await new ApiClient(shop.url).get('/api/products');
     expect(res.status).toBe(500);
-    expect(JSON.stringify(res.body)).toBe(JSON.stringify({ errors: [{ msg: 'Something went wrong on our side. Please try again.' }] }));
+    expect(JSON.stringify(res.body)).toBe(
+      JSON.stringify({ errors: [{ msg: 'Something went wrong on our side. Please try again.' }] }),
+    );
     const health = await fetch(`${shop.url}/api/health`);
     expect(health.status).toBe(503);
   });

@@ -1,9 +1,9 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_UPLOAD_BYTES } from '../../src/shared/constants.js';
+import type { ApiClient } from '../support/client.js';
 import { expectClientError } from '../support/fixtures.js';
 import { startTestShop, type TestShop } from '../support/shop.js';
-import type { ApiClient } from '../support/client.js';
 
 let shop: TestShop;
 let admin: ApiClient;
@@ -20,7 +20,13 @@ function imageOf(format: 'png' | 'jpeg' | 'webp', size = 32): Promise<Buffer> {
     .toBuffer();
 }
 
-function upload(client: ApiClient, content: Buffer | string, filename: string, field = 'image', type = 'application/octet-stream') {
+function upload(
+  client: ApiClient,
+  content: Buffer | string,
+  filename: string,
+  field = 'image',
+  type = 'application/octet-stream',
+) {
   const form = new FormData();
   form.set(field, new Blob([typeof content === 'string' ? content : new Uint8Array(content)], { type }), filename);
   return client.request<{ image: string; msg: string }>('POST', '/api/uploads', { body: form });
@@ -42,12 +48,28 @@ describe('image uploads', () => {
 
   it('decides the type by content: a PNG named .txt is accepted, a script named .jpg is not', async () => {
     expect((await upload(admin, await imageOf('png'), 'notes.txt', 'image', 'text/plain')).status).toBe(201);
-    expectClientError(await upload(admin, '<script>alert(1)</script>', 'cat.jpg', 'image', 'image/jpeg'), 415, 'JPEG, PNG or WebP');
-    expectClientError(await upload(admin, '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>', 'x.svg', 'image', 'image/svg+xml'), 415);
+    expectClientError(
+      await upload(admin, '<script>alert(1)</script>', 'cat.jpg', 'image', 'image/jpeg'),
+      415,
+      'JPEG, PNG or WebP',
+    );
+    expectClientError(
+      await upload(
+        admin,
+        '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+        'x.svg',
+        'image',
+        'image/svg+xml',
+      ),
+      415,
+    );
     const gif = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
     expectClientError(await upload(admin, gif, 'x.gif', 'image', 'image/gif'), 415);
     // A JPEG header followed by junk is not an image either.
-    expectClientError(await upload(admin, Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(64, 1)]), 'x.jpg'), 415);
+    expectClientError(
+      await upload(admin, Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(64, 1)]), 'x.jpg'),
+      415,
+    );
   });
 
   it('refuses files over 5 MB with 413', async () => {

@@ -1,11 +1,11 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PublicUser } from '../../src/shared/schemas/users.js';
 import { FORGOT_PASSWORD_MSG } from '../../src/server/domain/accounts.js';
+import type { PublicUser } from '../../src/shared/schemas/users.js';
+import type { ApiClient } from '../support/client.js';
 import { expectClientError } from '../support/fixtures.js';
 import { readOutbox, resetTokenFrom, waitForMail } from '../support/outbox.js';
 import { ADMIN_EMAIL, startTestShop, type TestShop } from '../support/shop.js';
-import type { ApiClient } from '../support/client.js';
 
 let shop: TestShop;
 let admin: ApiClient;
@@ -29,7 +29,11 @@ describe('registration and sign-in', () => {
   it('registers with 201, answers the public user and is signed in', async () => {
     const c = shop.client();
     const email = uniqueEmail();
-    const res = await c.post<PublicUser>('/api/users', { name: 'Wanjiru Njeri', email: email.toUpperCase(), password: 'correct-horse' });
+    const res = await c.post<PublicUser>('/api/users', {
+      name: 'Wanjiru Njeri',
+      email: email.toUpperCase(),
+      password: 'correct-horse',
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ name: 'Wanjiru Njeri', email, isAdmin: false });
     expectNoSecrets(res.body);
@@ -105,7 +109,12 @@ describe('profiles', () => {
     const c = shop.client();
     await c.signUp('Old Name', email, 'first-password');
     const newEmail = uniqueEmail();
-    const res = await c.put<PublicUser>('/api/users/profile', { _id: c.user!._id, name: 'New Name', email: newEmail, password: '' });
+    const res = await c.put<PublicUser>('/api/users/profile', {
+      _id: c.user!._id,
+      name: 'New Name',
+      email: newEmail,
+      password: '',
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ name: 'New Name', email: newEmail });
     await shop.client().signIn(newEmail, 'first-password');
@@ -256,7 +265,11 @@ describe('forgot and reset password', () => {
     await shop.client().post('/api/users/forgot-password', { email });
     const token = resetTokenFrom(await waitForMail(shop.config.dataDir, email));
     await shop.database.db.execute(sql`UPDATE password_reset_tokens SET expires_at = now() - interval '1 minute'`);
-    expectClientError(await shop.client().post(`/api/users/reset-password/${token}`, { password: 'new-password-1' }), 400, 'expired');
+    expectClientError(
+      await shop.client().post(`/api/users/reset-password/${token}`, { password: 'new-password-1' }),
+      400,
+      'expired',
+    );
     expectClientError(
       await shop.client().post(`/api/users/reset-password/${'A'.repeat(43)}`, { password: 'new-password-1' }),
       400,

@@ -3,9 +3,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { loadConfig, type AppConfig } from '../../src/server/config.js';
+import { type AppConfig, loadConfig } from '../../src/server/config.js';
 import { openDatabase } from '../../src/server/db/client.js';
-import { createLogger, startShop, type RunningShop } from '../../src/server/shop.js';
+import { createLogger, type RunningShop, startShop } from '../../src/server/shop.js';
 import { ApiClient } from './client.js';
 
 export const ADMIN_EMAIL = 'admin@example.com';

@@ -66,8 +66,7 @@ export const demoProducts: DemoProduct[] = [
     slug: 'oraimo-freepods-lite',
     name: 'Oraimo FreePods Lite Wireless Earbuds',
     category: 'Phones & Accessories',
-    description:
-      'Light Bluetooth earbuds with clear calls and strong bass. The charging case gives you up to 40 hours of music.',
+    description: 'Light Bluetooth earbuds with clear calls and strong bass. The charging case gives you up to 40 hours of music.',
     priceKsh: 2_699,
     countInStock: 25,
   },
@@ -178,8 +177,7 @@ export const demoProducts: DemoProduct[] = [
     slug: 'vacuum-flask-1-9l',
     name: 'Floral Vacuum Flask 1.9L',
     category: 'Kitchen & Home',
-    description:
-      'Keeps tea hot for up to 12 hours and water cold for 24. A big 1.9-litre flask with a carrying handle.',
+    description: 'Keeps tea hot for up to 12 hours and water cold for 24. A big 1.9-litre flask with a carrying handle.',
     priceKsh: 1_450,
     countInStock: 16,
   },
@@ -205,8 +203,7 @@ export const demoProducts: DemoProduct[] = [
     slug: 'pro-gas-13kg-refill',
     name: 'Pro Gas 13kg Refill',
     category: 'Kitchen & Home',
-    description:
-      'A full 13kg cylinder exchanged for your empty one. Sealed at the depot and delivered to your door.',
+    description: 'A full 13kg cylinder exchanged for your empty one. Sealed at the depot and delivered to your door.',
     priceKsh: 3_199,
     countInStock: 0,
   },
@@ -283,7 +280,8 @@ export const demoProducts: DemoProduct[] = [
     slug: 'printed-kanga-pair',
     name: 'Printed Kanga Pair (Leso)',
     category: 'Fashion',
-    description: 'A pair of soft cotton kangas with a bold printed border and centre. Two matching pieces, about 110 by 150 cm each.',
+    description:
+      'A pair of soft cotton kangas with a bold printed border and centre. Two matching pieces, about 110 by 150 cm each.',
     priceKsh: 850,
     countInStock: 11,
   },
@@ -315,7 +313,8 @@ export const demoProducts: DemoProduct[] = [
     slug: 'bata-leather-sandals',
     name: "Bata Men's Leather Sandals",
     category: 'Fashion',
-    description: 'Brown leather sandals with adjustable straps and a cushioned sole. Smart enough for church, easy enough for every day.',
+    description:
+      'Brown leather sandals with adjustable straps and a cushioned sole. Smart enough for church, easy enough for every day.',
     priceKsh: 2_499,
     countInStock: 6,
   },
@@ -376,7 +375,8 @@ export const demoProducts: DemoProduct[] = [
     slug: 'casio-fx-82ms-calculator',
     name: 'Casio fx-82MS Scientific Calculator',
     category: 'School & Office',
-    description: 'A non-programmable scientific calculator for secondary school maths and science, with 240 functions and a two-line display.',
+    description:
+      'A non-programmable scientific calculator for secondary school maths and science, with 240 functions and a two-line display.',
     priceKsh: 1_650,
     countInStock: 2,
   },

@@ -85,13 +85,9 @@ export const products = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     /** Name and category, lower-case: the target of typo-tolerant (trigram) matching. */
-    searchName: text('search_name')
-      .notNull()
-      .generatedAlwaysAs(sql`lower(name || ' ' || category)`),
+    searchName: text('search_name').notNull().generatedAlwaysAs(sql`lower(name || ' ' || category)`),
     /** Everything searchable, lower-case: the target of substring matching. */
-    searchText: text('search_text')
-      .notNull()
-      .generatedAlwaysAs(sql`lower(name || ' ' || category || ' ' || description)`),
+    searchText: text('search_text').notNull().generatedAlwaysAs(sql`lower(name || ' ' || category || ' ' || description)`),
     /** Words weighted name > category > description for ranking. */
     searchVector: tsvector('search_vector')
       .notNull()

@@ -65,7 +65,12 @@ export async function listUsers(db: Db): Promise<PublicUser[]> {
 async function saveUserChanges(
   db: Queryable,
   id: string,
-  changes: { name?: string | undefined; email?: string | undefined; passwordHash?: string | undefined; isAdmin?: boolean | undefined },
+  changes: {
+    name?: string | undefined;
+    email?: string | undefined;
+    passwordHash?: string | undefined;
+    isAdmin?: boolean | undefined;
+  },
 ): Promise<UserRow> {
   try {
     const [row] = await db
@@ -91,7 +96,12 @@ async function saveUserChanges(
  * A shopper edits their own name, email or password. A new password signs out their other
  * sessions (the one making the change stays signed in).
  */
-export async function updateProfile(db: Db, self: SessionUser, body: ProfileUpdateBody, currentToken: string): Promise<PublicUser> {
+export async function updateProfile(
+  db: Db,
+  self: SessionUser,
+  body: ProfileUpdateBody,
+  currentToken: string,
+): Promise<PublicUser> {
   const passwordHash = body.password ? await hashPassword(body.password) : undefined;
   const row = await saveUserChanges(db, self.id, { name: body.name, email: body.email, passwordHash });
   if (passwordHash) await deleteUserSessions(db, self.id, currentToken);
@@ -154,7 +164,13 @@ export async function resetPassword(db: Db, token: string, password: string): Pr
   const [pending] = await db
     .select({ userId: passwordResetTokens.userId })
     .from(passwordResetTokens)
-    .where(and(eq(passwordResetTokens.tokenHash, tokenHash), isNull(passwordResetTokens.usedAt), gt(passwordResetTokens.expiresAt, new Date())));
+    .where(
+      and(
+        eq(passwordResetTokens.tokenHash, tokenHash),
+        isNull(passwordResetTokens.usedAt),
+        gt(passwordResetTokens.expiresAt, new Date()),
+      ),
+    );
   if (!pending) throw badRequest(RESET_LINK_INVALID);
   // Hash before the transaction: it is slow, and PGlite runs one transaction at a time.
   const passwordHash = await hashPassword(password);
@@ -163,11 +179,19 @@ export async function resetPassword(db: Db, token: string, password: string): Pr
     const [claimed] = await tx
       .update(passwordResetTokens)
       .set({ usedAt: new Date() })
-      .where(and(eq(passwordResetTokens.tokenHash, tokenHash), isNull(passwordResetTokens.usedAt), gt(passwordResetTokens.expiresAt, new Date())))
+      .where(
+        and(
+          eq(passwordResetTokens.tokenHash, tokenHash),
+          isNull(passwordResetTokens.usedAt),
+          gt(passwordResetTokens.expiresAt, new Date()),
+        ),
+      )
       .returning({ userId: passwordResetTokens.userId });
     if (!claimed) throw badRequest(RESET_LINK_INVALID);
     await saveUserChanges(tx, claimed.userId, { passwordHash });
     await deleteUserSessions(tx, claimed.userId);
-    await tx.delete(passwordResetTokens).where(and(eq(passwordResetTokens.userId, claimed.userId), isNull(passwordResetTokens.usedAt)));
+    await tx
+      .delete(passwordResetTokens)
+      .where(and(eq(passwordResetTokens.userId, claimed.userId), isNull(passwordResetTokens.usedAt)));
   });
 }

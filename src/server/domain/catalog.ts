@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { asc, desc, eq, type SQL, sql } from 'drizzle-orm';
 import { PRODUCTS_PAGE_SIZE, TOP_PRODUCTS_COUNT } from '../../shared/constants.js';
 import { fromCents, toCents } from '../../shared/money.js';
 import type { Product, ProductDetail, ProductPage, ProductUpdateBody, Review } from '../../shared/schemas/products.js';
@@ -160,6 +160,6 @@ export async function updateProduct(db: Db, id: string, patch: ProductUpdateBody
 }
 
 export async function deleteProduct(db: Db, id: string): Promise<void> {
-  const deleted = await db.delete(products).where(and(eq(products.id, id))).returning({ id: products.id });
+  const deleted = await db.delete(products).where(eq(products.id, id)).returning({ id: products.id });
   if (deleted.length === 0) throw notFound('Product not found');
 }

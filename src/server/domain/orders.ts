@@ -1,8 +1,8 @@
-import { and, asc, desc, eq, gte, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, type SQL, sql } from 'drizzle-orm';
 import { MAX_LINE_QTY, PAYMENT_METHOD } from '../../shared/constants.js';
 import { fromCents, toCents } from '../../shared/money.js';
-import type { CreateOrderBody, Order } from '../../shared/schemas/orders.js';
 import { orderTotals } from '../../shared/pricing.js';
+import type { CreateOrderBody, Order } from '../../shared/schemas/orders.js';
 import type { Db, Queryable } from '../db/client.js';
 import { orderItems, orders, products, users } from '../db/schema.js';
 import { badRequest, notFound } from '../errors.js';
@@ -58,7 +58,12 @@ async function loadOrders(db: Queryable, where: SQL | undefined): Promise<Order[
   const items = await db
     .select()
     .from(orderItems)
-    .where(inArray(orderItems.orderId, rows.map((r) => r.order.id)))
+    .where(
+      inArray(
+        orderItems.orderId,
+        rows.map((r) => r.order.id),
+      ),
+    )
     .orderBy(asc(orderItems.position));
   const itemsByOrder = new Map<string, OrderItemRow[]>();
   for (const item of items) itemsByOrder.set(item.orderId, [...(itemsByOrder.get(item.orderId) ?? []), item]);
@@ -67,6 +72,12 @@ async function loadOrders(db: Queryable, where: SQL | undefined): Promise<Order[
 
 async function loadOrder(db: Queryable, id: string): Promise<Order | undefined> {
   const [order] = await loadOrders(db, eq(orders.id, id));
+  return order;
+}
+
+async function loadExistingOrder(db: Queryable, id: string): Promise<Order> {
+  const order = await loadOrder(db, id);
+  if (!order) throw notFound(ORDER_NOT_FOUND);
   return order;
 }
 
@@ -151,9 +162,7 @@ export async function placeOrder(db: Db, customer: SessionUser, body: CreateOrde
     return created.id;
   });
 
-  const order = await loadOrder(db, orderId);
-  if (!order) throw new Error('Placed order vanished');
-  return order;
+  return loadExistingOrder(db, orderId);
 }
 
 /** Owners and admins see an order; to anyone else it does not exist. */
@@ -167,7 +176,10 @@ export function listCustomerOrders(db: Db, userId: string): Promise<Order[]> {
   return loadOrders(db, eq(orders.userId, userId));
 }
 
-export function listAllOrders(db: Db, filters: { isPaid?: boolean | undefined; isDelivered?: boolean | undefined }): Promise<Order[]> {
+export function listAllOrders(
+  db: Db,
+  filters: { isPaid?: boolean | undefined; isDelivered?: boolean | undefined },
+): Promise<Order[]> {
   return loadOrders(
     db,
     and(
@@ -207,11 +219,10 @@ export async function markOrderPaid(db: Db, id: string): Promise<Order> {
     .where(and(eq(orders.id, id), eq(orders.isPaid, false)))
     .returning({ id: orders.id });
   if (updated.length === 0) {
-    const existing = await loadOrder(db, id);
-    if (!existing) throw notFound(ORDER_NOT_FOUND);
+    await loadExistingOrder(db, id);
     throw badRequest('Order is already paid');
   }
-  return (await loadOrder(db, id))!;
+  return loadExistingOrder(db, id);
 }
 
 export async function markOrderDelivered(db: Db, id: string): Promise<Order> {
@@ -221,9 +232,8 @@ export async function markOrderDelivered(db: Db, id: string): Promise<Order> {
     .where(and(eq(orders.id, id), eq(orders.isDelivered, false)))
     .returning({ id: orders.id });
   if (updated.length === 0) {
-    const existing = await loadOrder(db, id);
-    if (!existing) throw notFound(ORDER_NOT_FOUND);
+    await loadExistingOrder(db, id);
     throw badRequest('Order is already delivered');
   }
-  return (await loadOrder(db, id))!;
+  return loadExistingOrder(db, id);
 }

@@ -33,7 +33,15 @@ export default fp(
       },
       transform: jsonSchemaTransform,
     });
-    await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
+    await app.register(swaggerUi, {
+      routePrefix: '/api/docs',
+      staticCSP: true,
+      // Swagger UI styles some elements inline; and on plain http (a laptop) nothing may be upgraded to https.
+      transformStaticCSP: (header) =>
+        header
+          .replace("style-src 'self' https:", "style-src 'self' 'unsafe-inline'")
+          .replace(/\s*upgrade-insecure-requests;/, ''),
+    });
   },
   { name: 'openapi' },
 );

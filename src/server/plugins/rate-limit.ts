@@ -2,7 +2,7 @@ import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor }
 import { lt, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { queryRows, type Db } from '../db/client.js';
+import { type Db, queryRows } from '../db/client.js';
 import { rateLimits } from '../db/schema.js';
 import { AppError } from '../errors.js';
 
@@ -30,7 +30,10 @@ function databaseStore(db: Db, prefix = 'rl:'): FastifyRateLimitStoreCtor {
           const row = rows[0];
           callback(null, { current: Number(row?.hits ?? 1), ttl: Number(row?.ttl ?? timeWindow) });
           // Now and then, sweep windows that have closed.
-          if (Math.random() < 0.01) db.delete(rateLimits).where(lt(rateLimits.resetAt, new Date())).catch(() => {});
+          if (Math.random() < 0.01)
+            db.delete(rateLimits)
+              .where(lt(rateLimits.resetAt, new Date()))
+              .catch(() => {});
         })
         .catch((error: Error) => callback(error));
     }

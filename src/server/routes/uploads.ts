@@ -3,8 +3,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { MAX_UPLOAD_BYTES } from '../../shared/constants.js';
 import { errorBody } from '../../shared/schemas/common.js';
 import { uploadResponse } from '../../shared/schemas/products.js';
-import { AppError, badRequest } from '../errors.js';
 import { storeUploadedImage } from '../domain/images.js';
+import { AppError, badRequest } from '../errors.js';
 
 /** Past this a request is cut off at once; below it an oversized file is read to the end and refused. */
 const MAX_REQUEST_BYTES = 2 * MAX_UPLOAD_BYTES;
@@ -34,7 +34,7 @@ const uploadRoutes: FastifyPluginAsyncZod<{ uploadsDir: string }> = async (app, 
     handler: async (request, reply) => {
       if (!request.isMultipart()) throw new AppError(415, 'Send the image as multipart/form-data in the field "image"', 'image');
       const file = await request.file();
-      if (!file || file.fieldname !== 'image') throw badRequest('Choose an image file to upload (field "image")', 'image');
+      if (file?.fieldname !== 'image') throw badRequest('Choose an image file to upload (field "image")', 'image');
       const content = await file.toBuffer();
       if (file.file.truncated) throw new AppError(413, TOO_LARGE, 'image');
       if (content.length === 0) throw badRequest('The uploaded file is empty', 'image');

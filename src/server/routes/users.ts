@@ -126,7 +126,12 @@ const userRoutes: FastifyPluginAsyncZod<{ db: Db; config: AppConfig; mailer: Mai
 
   app.get('/api/users/:id', {
     onRequest: app.requireUser,
-    schema: { tags, summary: 'A user: yourself, or anyone for an admin', params: idParams, response: { 200: publicUser, ...errors } },
+    schema: {
+      tags,
+      summary: 'A user: yourself, or anyone for an admin',
+      params: idParams,
+      response: { 200: publicUser, ...errors },
+    },
     handler: (request) => getUserFor(db, currentUser(request), request.params.id),
   });
 

@@ -34,9 +34,12 @@ function fromFormText(value: unknown): unknown {
 
 /** A number sent as JSON or as form text ("12.50"). */
 export function formNumber(label: string) {
-  return z.preprocess(fromFormText, z.number({ error: `${label} must be a number` }).refine(Number.isFinite, {
-    error: `${label} must be a number`,
-  }));
+  return z.preprocess(
+    fromFormText,
+    z.number({ error: `${label} must be a number` }).refine(Number.isFinite, {
+      error: `${label} must be a number`,
+    }),
+  );
 }
 
 /** A whole number sent as JSON or as form text. */
@@ -49,11 +52,14 @@ export function formInteger(label: string) {
 
 /** A boolean sent as JSON or as form text ("true"/"false", or "on" from a checkbox). */
 export function formBoolean(label: string) {
-  return z.preprocess((value) => {
-    if (value === 'true' || value === 'on' || value === '1') return true;
-    if (value === 'false' || value === 'off' || value === '0') return false;
-    return value;
-  }, z.boolean({ error: `${label} must be true or false` }));
+  return z.preprocess(
+    (value) => {
+      if (value === 'true' || value === 'on' || value === '1') return true;
+      if (value === 'false' || value === 'off' || value === '0') return false;
+      return value;
+    },
+    z.boolean({ error: `${label} must be true or false` }),
+  );
 }
 
 /** Ksh with at most two decimals, never negative. */

@@ -5,7 +5,8 @@ import { entityId, requiredText } from './common.js';
 /** Phone and postal code stay digit strings, so "00100" keeps its zeros. */
 function digits(label: string, min: number, max: number) {
   return z.preprocess(
-    (v) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? String(v) : typeof v === 'string' ? v.replace(/\s+/g, '') : v),
+    (v) =>
+      typeof v === 'number' && Number.isInteger(v) && v >= 0 ? String(v) : typeof v === 'string' ? v.replace(/\s+/g, '') : v,
     z
       .string({ error: `${label} is required` })
       .min(1, { error: `${label} is required` })

@@ -45,7 +45,9 @@ export type ProductPage = z.infer<typeof productPage>;
 export const productListQuery = z.object({
   pageNumber: z.preprocess(
     (v) => (v === undefined || v === '' ? 1 : Number(v)),
-    z.number({ error: 'pageNumber must be a whole number from 1' }).int({ error: 'pageNumber must be a whole number from 1' })
+    z
+      .number({ error: 'pageNumber must be a whole number from 1' })
+      .int({ error: 'pageNumber must be a whole number from 1' })
       .min(1, { error: 'pageNumber must be a whole number from 1' })
       .max(1_000_000, { error: 'pageNumber is too large' }),
   ),
@@ -82,8 +84,7 @@ export type ProductUpdateBody = z.infer<typeof productUpdateBody>;
 export const RATING_LABELS = { 1: 'Poor', 2: 'Fair', 3: 'Good', 4: 'Very Good', 5: 'Excellent' } as const;
 
 export const reviewBody = z.object({
-  rating: formInteger('Rating')
-    .refine((n) => n >= 1 && n <= 5, { error: 'Rating must be from 1 to 5' }),
+  rating: formInteger('Rating').refine((n) => n >= 1 && n <= 5, { error: 'Rating must be from 1 to 5' }),
   comment: requiredText('Comment', 2000),
 });
 export type ReviewBody = z.infer<typeof reviewBody>;
