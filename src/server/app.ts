@@ -8,11 +8,12 @@ import type { AppConfig } from './config.js';
 import type { Database } from './db/client.js';
 import type { Mailer } from './mail/mailer.js';
 import { demoImagesDir } from './paths.js';
-import errors from './plugins/errors.js';
+import errors, { sendNotFound } from './plugins/errors.js';
 import openapi from './plugins/openapi.js';
 import rateLimiting from './plugins/rate-limit.js';
 import securityHeaders from './plugins/security.js';
 import sessions from './plugins/sessions.js';
+import webApp from './plugins/web.js';
 import xsrf from './plugins/xsrf.js';
 import healthRoutes from './routes/health.js';
 import orderRoutes from './routes/orders.js';
@@ -74,6 +75,7 @@ export async function buildApp({ config, database, mailer, logger }: AppDeps): P
   await app.register(fastifyStatic, {
     root: demoImagesDir,
     prefix: '/images/',
+    decorateReply: false,
     maxAge: '1d',
   });
   await app.register(async (uploads) => {
@@ -97,6 +99,7 @@ export async function buildApp({ config, database, mailer, logger }: AppDeps): P
   await app.register(userRoutes, { db, config, mailer });
   await app.register(orderRoutes, { db });
   await app.register(uploadRoutes, { uploadsDir: path.join(config.dataDir, 'uploads') });
+  await app.register(webApp, { webDir: config.webDir, apiNotFound: sendNotFound });
 
   return app;
 }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { webDistDir } from './paths.js';
 
 /**
  * Everything the server can be told, read once from the environment. Every variable has a
@@ -16,6 +17,8 @@ export interface AppConfig {
   host: string;
   /** Where the embedded database, uploads and the mail outbox live. */
   dataDir: string;
+  /** The built web app to serve (`vite build` output). */
+  webDir: string;
   /** postgres://… to run on PostgreSQL; unset runs on the embedded PGlite under dataDir. */
   databaseUrl: string | undefined;
   databasePoolSize: number;
@@ -81,6 +84,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     port,
     host: env.HOST || '0.0.0.0',
     dataDir: path.resolve(env.DATA_DIR || './data'),
+    webDir: env.WEB_DIR ? path.resolve(env.WEB_DIR) : webDistDir,
     databaseUrl,
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10),
     publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),

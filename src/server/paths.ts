@@ -7,3 +7,5 @@ export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.u
 export const migrationsDir = path.join(projectRoot, 'src', 'server', 'db', 'migrations');
 /** Images of the demo catalogue, shipped with the project and served at /images. */
 export const demoImagesDir = path.join(projectRoot, 'assets', 'demo-images');
+/** The built React app (`vite build`). */
+export const webDistDir = path.join(projectRoot, 'dist', 'web');

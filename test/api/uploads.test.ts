@@ -107,6 +107,12 @@ describe('image uploads', () => {
     const res = await fetch(`${shop.url}/images/sample.webp`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('image/webp');
-    expect((await fetch(`${shop.url}/uploads/../package.json`)).status).toBe(404);
+    for (const probe of ['/uploads/..%2f..%2fpackage.json', '/images/..%2f..%2fpackage.json']) {
+      const res = await fetch(shop.url + probe);
+      expect(res.status, probe).toBe(404);
+      expect(await res.text()).not.toContain('"dependencies"');
+    }
+    // Dot segments are resolved before the request is sent; whatever answers is never the file.
+    expect(await (await fetch(`${shop.url}/uploads/%2e%2e/%2e%2e/package.json`)).text()).not.toContain('"dependencies"');
   });
 });

@@ -56,6 +56,12 @@ function send(reply: FastifyReply, status: number, errors: ErrorBody['errors']) 
   return reply.status(status).type('application/json; charset=utf-8').send({ errors });
 }
 
+/** A 404 for an unknown API path or missing file, in the error shape. */
+export function sendNotFound(request: FastifyRequest, reply: FastifyReply) {
+  const path = (request.url.split('?')[0] ?? '').slice(0, 200);
+  return send(reply, 404, [{ msg: `Not found: ${request.method} ${path}` }]);
+}
+
 export default fp(
   async function errorHandling(app: FastifyInstance) {
     app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
@@ -79,11 +85,6 @@ export default fp(
       }
       request.log.error({ err: error }, 'request failed');
       return send(reply, 500, [{ msg: GENERIC_500 }]);
-    });
-
-    app.setNotFoundHandler((request, reply) => {
-      const path = (request.url.split('?')[0] ?? '').slice(0, 200);
-      return send(reply, 404, [{ msg: `Not found: ${request.method} ${path}` }]);
     });
   },
   { name: 'errors' },

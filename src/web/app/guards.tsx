@@ -1,0 +1,28 @@
+import { Navigate, Outlet, useLocation } from 'react-router';
+import { paths } from './paths';
+import { useAppSelector } from './store';
+
+/** Navigation state telling the sign-in screen that an admin account is needed (see AdminRoute). */
+export interface LoginState {
+  adminRequired?: boolean;
+}
+
+/** Screens for signed-in shoppers; guests go to sign in and come back. The server checks again. */
+export function PrivateRoute() {
+  const user = useAppSelector((s) => s.auth.user);
+  const location = useLocation();
+  return user ? <Outlet /> : <Navigate to={paths.login(location.pathname + location.search)} replace />;
+}
+
+/**
+ * The admin screens of the guard group (spec §6): anyone else goes to /login, with the screen
+ * they wanted as the redirect. The sign-in screen then asks for an admin account instead of
+ * bouncing a signed-in shopper straight back here.
+ */
+export function AdminRoute() {
+  const user = useAppSelector((s) => s.auth.user);
+  const location = useLocation();
+  if (user?.isAdmin) return <Outlet />;
+  const state: LoginState = { adminRequired: true };
+  return <Navigate to={paths.login(location.pathname + location.search)} state={state} replace />;
+}

@@ -1,0 +1,38 @@
+/** A path as a query value; slashes stay readable, as in the specification's /login?redirect=/shipping. */
+function redirectParam(path: string): string {
+  return encodeURIComponent(path).replaceAll('%2F', '/');
+}
+
+/** Every route of the app, and the functions that build its links: no screen hard-codes a URL. */
+export const paths = {
+  home: '/',
+  page: (page: number) => (page <= 1 ? '/' : `/page/${page}`),
+  search: (keyword: string, page = 1) =>
+    page <= 1 ? `/search/${encodeURIComponent(keyword)}` : `/search/${encodeURIComponent(keyword)}/page/${page}`,
+  product: (id: string) => `/products/${id}`,
+  cart: '/cart',
+  login: (redirect?: string) => (redirect && redirect !== '/' ? `/login?redirect=${redirectParam(redirect)}` : '/login'),
+  register: (redirect?: string) => (redirect && redirect !== '/' ? `/register?redirect=${redirectParam(redirect)}` : '/register'),
+  forgotPassword: '/forgot-password',
+  resetPassword: (token: string) => `/reset-password/${token}`,
+  profile: '/profile',
+  shipping: '/shipping',
+  placeOrder: '/place-order',
+  order: (id: string) => `/order/${id}`,
+  admin: {
+    orders: '/admin/orderlist',
+    products: (page = 1) => (page <= 1 ? '/admin/productlist' : `/admin/productlist/page/${page}`),
+    productEdit: (id: string) => `/admin/product/${id}/edit`,
+    users: '/admin/userlist',
+    userEdit: (id: string) => `/admin/user/${id}`,
+  },
+} as const;
+
+/**
+ * A redirect target from the query string, only if it is a path on this site: an open redirect
+ * to another site ("//evil.example") is never followed.
+ */
+export function safeRedirect(value: string | null): string {
+  if (!value?.startsWith('/') || value.startsWith('//') || value.includes('\\')) return '/';
+  return value;
+}

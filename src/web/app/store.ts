@@ -1,0 +1,20 @@
+import { configureStore } from '@reduxjs/toolkit';
+import { type TypedUseSelectorHook, useDispatch, useSelector } from 'react-redux';
+import { authReducer } from '../features/account/authSlice';
+import { cartReducer } from '../features/cart/cartSlice';
+import { api } from './api';
+
+/** The app's state: the signed-in user, the cart, and the API cache (products, orders, users). */
+export function makeStore() {
+  return configureStore({
+    reducer: { [api.reducerPath]: api.reducer, auth: authReducer, cart: cartReducer },
+    middleware: (getDefault) => getDefault().concat(api.middleware),
+  });
+}
+
+export type AppStore = ReturnType<typeof makeStore>;
+export type RootState = ReturnType<AppStore['getState']>;
+export type AppDispatch = AppStore['dispatch'];
+
+export const useAppDispatch: () => AppDispatch = useDispatch;
+export const useAppSelector: TypedUseSelectorHook<RootState> = useSelector;

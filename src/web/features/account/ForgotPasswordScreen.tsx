@@ -1,0 +1,54 @@
+import { type FormEvent, useState } from 'react';
+import Form from 'react-bootstrap/Form';
+import { useNavigate } from 'react-router';
+import { paths } from '../../app/paths';
+import FormContainer from '../../components/FormContainer';
+import PageTitle from '../../components/PageTitle';
+import { toastErrors, toastSuccess } from '../../lib/toast';
+import { useForgotPasswordMutation } from './api';
+import SubmitButton from './SubmitButton';
+
+/** Asks for a reset link by email (spec §2); the shopper returns home once it is sent. */
+export default function ForgotPasswordScreen() {
+  const [email, setEmail] = useState('');
+  const [forgotPassword, { isLoading }] = useForgotPasswordMutation();
+  const navigate = useNavigate();
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    try {
+      const { msg } = await forgotPassword({ email }).unwrap();
+      toastSuccess(msg);
+      navigate(paths.home);
+    } catch (error) {
+      // Stay here so a mistyped address can be corrected.
+      toastErrors(error);
+    }
+  }
+
+  return (
+    <FormContainer>
+      <PageTitle title="Forgot Password" />
+      <h1 className="h2 mb-3">Forgot Password</h1>
+      <p className="text-body-secondary">
+        Enter the email address of your account and we will send you a link to choose a new password.
+      </p>
+      <Form onSubmit={submit}>
+        <Form.Group className="mb-3" controlId="email">
+          <Form.Label>Email Address</Form.Label>
+          <Form.Control
+            type="email"
+            inputMode="email"
+            autoComplete="email"
+            autoCapitalize="none"
+            spellCheck={false}
+            required
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
+        </Form.Group>
+        <SubmitButton busy={isLoading}>Send Reset Link</SubmitButton>
+      </Form>
+    </FormContainer>
+  );
+}

@@ -1,0 +1,88 @@
+import { type FormEvent, useEffect, useState } from 'react';
+import Col from 'react-bootstrap/Col';
+import Form from 'react-bootstrap/Form';
+import Row from 'react-bootstrap/Row';
+import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
+import type { LoginState } from '../../app/guards';
+import { paths, safeRedirect } from '../../app/paths';
+import { useAppDispatch, useAppSelector } from '../../app/store';
+import FormContainer from '../../components/FormContainer';
+import Message from '../../components/Message';
+import PageTitle from '../../components/PageTitle';
+import { toastErrors } from '../../lib/toast';
+import { useLoginMutation } from './api';
+import { setCredentials, signedOut } from './authSlice';
+import SubmitButton from './SubmitButton';
+
+/** Sign in (spec §2): email and password, then on to the `redirect` target. */
+export default function LoginScreen() {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [login, { isLoading }] = useLoginMutation();
+  const user = useAppSelector((s) => s.auth.user);
+  const dispatch = useAppDispatch();
+  const navigate = useNavigate();
+  const [searchParams] = useSearchParams();
+  const redirect = safeRedirect(searchParams.get('redirect'));
+  const adminRequired = (useLocation().state as LoginState | null)?.adminRequired === true;
+
+  // A signed-in user has nothing to do here, unless the admin guard sent them: bouncing a
+  // shopper back to an admin screen would loop, so they stay and may sign in as an admin.
+  useEffect(() => {
+    if (user && !adminRequired) navigate(redirect, { replace: true });
+  }, [user, adminRequired, redirect, navigate]);
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    try {
+      const signedIn = await login({ email, password }).unwrap();
+      dispatch(setCredentials(signedIn));
+      navigate(redirect, { replace: true });
+    } catch (error) {
+      dispatch(signedOut());
+      toastErrors(error);
+    }
+  }
+
+  return (
+    <FormContainer>
+      <PageTitle title="Sign In" />
+      <h1 className="h2 mb-3">Sign In</h1>
+      {adminRequired && <Message variant="warning">This page is for admins. Sign in with an admin account to continue.</Message>}
+      <Form onSubmit={submit}>
+        <Form.Group className="mb-3" controlId="email">
+          <Form.Label>Email Address</Form.Label>
+          <Form.Control
+            type="email"
+            inputMode="email"
+            autoComplete="email"
+            autoCapitalize="none"
+            spellCheck={false}
+            required
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
+        </Form.Group>
+        <Form.Group className="mb-3" controlId="password">
+          <Form.Label>Password</Form.Label>
+          <Form.Control
+            type="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
+        </Form.Group>
+        <div className="d-flex flex-wrap align-items-center justify-content-between gap-2">
+          <SubmitButton busy={isLoading}>Sign In</SubmitButton>
+          <Link to={paths.forgotPassword}>Forgot password?</Link>
+        </div>
+      </Form>
+      <Row className="py-3">
+        <Col>
+          New Customer? <Link to={paths.register(redirect)}>Register</Link>
+        </Col>
+      </Row>
+    </FormContainer>
+  );
+}

@@ -1,0 +1,66 @@
+import Table from 'react-bootstrap/Table';
+import { Link } from 'react-router';
+import type { Order } from '../../../shared/schemas/orders';
+import { paths } from '../../app/paths';
+import { CrossIcon } from '../../components/icons';
+import Price from '../../components/Price';
+
+/** A date from the API cut to YYYY-MM-DD, as lists show it (spec §9). */
+const day = (iso: string) => iso.substring(0, 10);
+
+/** The shopper's own orders (spec §2, Profile): ID, DATE, TOTAL, PAID, DELIVERED and Details. */
+export default function MyOrdersTable({ orders }: { orders: Order[] }) {
+  return (
+    <Table striped hover responsive size="sm" className="align-middle my-orders">
+      <thead>
+        <tr>
+          <th scope="col">ID</th>
+          <th scope="col">DATE</th>
+          <th scope="col">TOTAL</th>
+          <th scope="col">PAID</th>
+          <th scope="col">DELIVERED</th>
+          {/* position-relative keeps the hidden label inside the scrolling wrapper on a phone. */}
+          <th scope="col" className="position-relative">
+            <span className="visually-hidden">Details</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {orders.map((order) => (
+          <tr key={order._id}>
+            <td className="font-monospace small text-nowrap">
+              {/* A phone shows the start of the id, enough to tell orders apart; wide screens the whole id. */}
+              <span className="d-xl-none" title={order._id}>
+                {order._id.slice(0, 8)}…
+              </span>
+              <span className="d-none d-xl-inline">{order._id}</span>
+            </td>
+            <td className="text-nowrap">{day(order.createdAt)}</td>
+            <td className="text-nowrap">
+              <Price value={order.totalPrice} />
+            </td>
+            <td className="text-nowrap">
+              {order.isPaid && order.paidAt ? day(order.paidAt) : <CrossIcon className="text-danger" title="Not paid" />}
+            </td>
+            <td className="text-nowrap">
+              {order.isDelivered && order.deliveredAt ? (
+                day(order.deliveredAt)
+              ) : (
+                <CrossIcon className="text-danger" title="Not delivered" />
+              )}
+            </td>
+            <td>
+              <Link
+                to={paths.order(order._id)}
+                className="btn btn-sm btn-outline-dark"
+                aria-label={`Details of order ${order._id}`}
+              >
+                Details
+              </Link>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </Table>
+  );
+}

@@ -1,0 +1,159 @@
+import { type FormEvent, useEffect, useState } from 'react';
+import Col from 'react-bootstrap/Col';
+import Form from 'react-bootstrap/Form';
+import Row from 'react-bootstrap/Row';
+import { Link } from 'react-router';
+import { toast } from 'react-toastify';
+import { PASSWORD_MIN_LENGTH } from '../../../shared/constants';
+import type { ProfileUpdateBody } from '../../../shared/schemas/users';
+import { paths } from '../../app/paths';
+import { useAppDispatch, useAppSelector } from '../../app/store';
+import Loader from '../../components/Loader';
+import Message from '../../components/Message';
+import PageTitle from '../../components/PageTitle';
+import { errorMessage } from '../../lib/errors';
+import { toastErrors, toastSuccess } from '../../lib/toast';
+import { useGetMyOrdersQuery } from '../orders/api';
+import { useGetProfileQuery, useUpdateProfileMutation } from './api';
+import { setCredentials } from './authSlice';
+import MyOrdersTable from './MyOrdersTable';
+import SubmitButton from './SubmitButton';
+
+const NO_ORDERS =
+  'There are no orders associated with your account. Please return to the order menu to place a new order or review existing ones.';
+
+/** The signed-in shopper's details, editable, beside their orders (spec §2, Profile). */
+export default function ProfileScreen() {
+  return (
+    <Row className="g-4">
+      <PageTitle title="User Profile" />
+      <Col md={3}>
+        <ProfileForm />
+      </Col>
+      <Col md={9}>
+        <MyOrders />
+      </Col>
+    </Row>
+  );
+}
+
+function ProfileForm() {
+  // The router lets only signed-in users here; the stored user fills the form until the profile loads.
+  const storedUser = useAppSelector((s) => s.auth.user);
+  const userId = storedUser?._id ?? '';
+  const profile = useGetProfileQuery(userId, { skip: !storedUser });
+  const [updateProfile, { isLoading: isUpdating }] = useUpdateProfileMutation();
+  const dispatch = useAppDispatch();
+
+  const [name, setName] = useState(storedUser?.name ?? '');
+  const [email, setEmail] = useState(storedUser?.email ?? '');
+  const [password, setPassword] = useState('');
+  const [confirmPassword, setConfirmPassword] = useState('');
+
+  // Whenever a fresh profile arrives (first load, or after an update), show what the server holds.
+  useEffect(() => {
+    if (profile.data) {
+      setName(profile.data.name);
+      setEmail(profile.data.email);
+    }
+  }, [profile.data]);
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (password !== confirmPassword) {
+      toast.error('Passwords do not match');
+      return;
+    }
+    // An empty password means "keep the current one" (spec §5).
+    const body: ProfileUpdateBody = { _id: userId, name, email, ...(password && { password }) };
+    try {
+      const updated = await updateProfile(body).unwrap();
+      dispatch(setCredentials(updated));
+      setPassword('');
+      setConfirmPassword('');
+      toastSuccess('User updated.');
+    } catch (error) {
+      toastErrors(error);
+    }
+  }
+
+  return (
+    <>
+      <h1 className="h3 mb-3">User Profile</h1>
+      {profile.isError && <Message variant="danger">Your profile could not be loaded: {errorMessage(profile.error)}</Message>}
+      <Form onSubmit={submit}>
+        <Form.Group className="mb-3" controlId="name">
+          <Form.Label>Name</Form.Label>
+          <Form.Control
+            type="text"
+            autoComplete="name"
+            autoCapitalize="words"
+            required
+            maxLength={100}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+          />
+        </Form.Group>
+        <Form.Group className="mb-3" controlId="email">
+          <Form.Label>Email Address</Form.Label>
+          <Form.Control
+            type="email"
+            inputMode="email"
+            autoComplete="email"
+            autoCapitalize="none"
+            spellCheck={false}
+            required
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
+        </Form.Group>
+        <Form.Group className="mb-3" controlId="password">
+          <Form.Label>Password</Form.Label>
+          <Form.Control
+            type="password"
+            autoComplete="new-password"
+            aria-describedby="password-help"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
+          <Form.Text id="password-help">Leave blank to keep it. At least {PASSWORD_MIN_LENGTH} characters.</Form.Text>
+        </Form.Group>
+        <Form.Group className="mb-3" controlId="confirmPassword">
+          <Form.Label>Confirm Password</Form.Label>
+          <Form.Control
+            type="password"
+            autoComplete="new-password"
+            value={confirmPassword}
+            onChange={(e) => setConfirmPassword(e.target.value)}
+          />
+        </Form.Group>
+        <SubmitButton busy={isUpdating}>Update</SubmitButton>
+      </Form>
+    </>
+  );
+}
+
+function MyOrders() {
+  const { data: orders, isLoading, isError, error } = useGetMyOrdersQuery();
+
+  let content: React.ReactNode;
+  if (isLoading) content = <Loader label="Loading your orders…" />;
+  else if (isError) content = <Message variant="danger">{errorMessage(error)}</Message>;
+  else if (!orders || orders.length === 0)
+    content = (
+      <>
+        <Message>{NO_ORDERS}</Message>
+        <Link to={paths.home} className="btn btn-outline-dark">
+          Back Home
+        </Link>
+      </>
+    );
+  else content = <MyOrdersTable orders={orders} />;
+
+  return (
+    <>
+      <h2 className="h3 mb-3">My Orders</h2>
+      {content}
+    </>
+  );
+}

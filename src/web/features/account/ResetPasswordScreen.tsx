@@ -1,0 +1,96 @@
+import { type FormEvent, useState } from 'react';
+import Form from 'react-bootstrap/Form';
+import { Link, useNavigate, useParams } from 'react-router';
+import { toast } from 'react-toastify';
+import { PASSWORD_MIN_LENGTH } from '../../../shared/constants';
+import { paths } from '../../app/paths';
+import FormContainer from '../../components/FormContainer';
+import Message from '../../components/Message';
+import PageTitle from '../../components/PageTitle';
+import { errorMessages } from '../../lib/errors';
+import { toastErrors, toastSuccess } from '../../lib/toast';
+import { useResetPasswordMutation } from './api';
+import SubmitButton from './SubmitButton';
+
+/**
+ * Whether a failed reset means the link itself is unusable (unknown, expired or already used),
+ * rather than a password the server refused or a network failure.
+ */
+function linkUnusable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null || !('status' in error)) return false;
+  const { status, data } = error as { status: unknown; data?: { errors?: { path?: unknown }[] } };
+  const passwordProblem = Array.isArray(data?.errors) && data.errors.some((e) => e?.path === 'password');
+  return (status === 400 || status === 404) && !passwordProblem;
+}
+
+/** Chooses a new password with the token from a reset link (spec §2), then on to sign in. */
+export default function ResetPasswordScreen() {
+  const { token = '' } = useParams();
+  const [password, setPassword] = useState('');
+  const [confirmPassword, setConfirmPassword] = useState('');
+  // The messages of a failure caused by the link, shown with a way to get a new one.
+  const [linkFailure, setLinkFailure] = useState<string[]>([]);
+  const [resetPassword, { isLoading }] = useResetPasswordMutation();
+  const navigate = useNavigate();
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (password !== confirmPassword) {
+      toast.error('Passwords do not match');
+      return;
+    }
+    try {
+      const { msg } = await resetPassword({ token, password }).unwrap();
+      toastSuccess(msg);
+      navigate(paths.login());
+    } catch (error) {
+      toastErrors(error);
+      setLinkFailure(linkUnusable(error) ? errorMessages(error) : []);
+    }
+  }
+
+  return (
+    <FormContainer>
+      <PageTitle title="Reset Password" />
+      <h1 className="h2 mb-3">Reset Password</h1>
+      {linkFailure.length > 0 && (
+        <Message variant="danger">
+          <p className="mb-2">{linkFailure.join(' ')}</p>
+          <Link to={paths.forgotPassword} className="alert-link">
+            Ask for a new reset link
+          </Link>
+        </Message>
+      )}
+      <Form onSubmit={submit}>
+        <Form.Group className="mb-3" controlId="password">
+          <Form.Label>New Password</Form.Label>
+          <Form.Control
+            type="password"
+            autoComplete="new-password"
+            required
+            aria-describedby="password-help"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
+          <Form.Text id="password-help">At least {PASSWORD_MIN_LENGTH} characters.</Form.Text>
+        </Form.Group>
+        <Form.Group className="mb-3" controlId="confirmPassword">
+          <Form.Label>Confirm Password</Form.Label>
+          <Form.Control
+            type="password"
+            autoComplete="new-password"
+            required
+            value={confirmPassword}
+            onChange={(e) => setConfirmPassword(e.target.value)}
+          />
+        </Form.Group>
+        <SubmitButton busy={isLoading}>Reset Password</SubmitButton>
+      </Form>
+      {linkFailure.length === 0 && (
+        <p className="py-3 mb-0">
+          Link expired or already used? <Link to={paths.forgotPassword}>Ask for a new one</Link>
+        </p>
+      )}
+    </FormContainer>
+  );
+}

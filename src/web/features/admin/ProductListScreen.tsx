@@ -1,0 +1,207 @@
+import { type FormEvent, useEffect, useState } from 'react';
+import Button from 'react-bootstrap/Button';
+import Col from 'react-bootstrap/Col';
+import Form from 'react-bootstrap/Form';
+import InputGroup from 'react-bootstrap/InputGroup';
+import Row from 'react-bootstrap/Row';
+import Spinner from 'react-bootstrap/Spinner';
+import Table from 'react-bootstrap/Table';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
+import type { Product } from '../../../shared/schemas/products';
+import { paths } from '../../app/paths';
+import ConfirmDialog from '../../components/ConfirmDialog';
+import { EditIcon, SearchIcon, TrashIcon } from '../../components/icons';
+import Loader from '../../components/Loader';
+import Message from '../../components/Message';
+import PageTitle from '../../components/PageTitle';
+import Paginate from '../../components/Paginate';
+import Price from '../../components/Price';
+import { errorMessage } from '../../lib/errors';
+import { toastErrors, toastSuccess } from '../../lib/toast';
+import { useGetProductsQuery } from '../catalog/api';
+import { useCreateProductMutation, useDeleteProductMutation } from './api';
+import { ActionsHeader, IdCell } from './TableParts';
+
+/** A page of the admin list, keeping the search in the query string so paging keeps it. */
+function adminProductsLink(page: number, keyword: string): string {
+  const path = paths.admin.products(page);
+  return keyword ? `${path}?${new URLSearchParams({ keyword })}` : path;
+}
+
+function pageFrom(param: string | undefined): number {
+  const page = Number(param);
+  return Number.isInteger(page) && page >= 1 ? page : 1;
+}
+
+/** Every product, searchable and paged, with create, edit and delete (spec §2, Admin product list). */
+export default function ProductListScreen() {
+  const { pageNumber } = useParams();
+  const [searchParams] = useSearchParams();
+  const navigate = useNavigate();
+  const page = pageFrom(pageNumber);
+  const keyword = (searchParams.get('keyword') ?? '').trim();
+
+  const { data, isLoading, isFetching, error } = useGetProductsQuery({ pageNumber: page, keyword });
+  const [createProduct, { isLoading: creating }] = useCreateProductMutation();
+  const [deleteProduct, { isLoading: deleting, originalArgs: deletingId }] = useDeleteProductMutation();
+  const [confirmingCreate, setConfirmingCreate] = useState(false);
+  const [productToDelete, setProductToDelete] = useState<Product | null>(null);
+
+  const [searchText, setSearchText] = useState(keyword);
+  // Back/forward or a pagination link can change the keyword: keep the field in step.
+  useEffect(() => setSearchText(keyword), [keyword]);
+
+  function search(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    navigate(adminProductsLink(1, searchText.trim()));
+  }
+
+  async function confirmCreate() {
+    setConfirmingCreate(false);
+    try {
+      const product = await createProduct().unwrap();
+      toastSuccess('Product created. Fill in its details.');
+      navigate(paths.admin.productEdit(product._id));
+    } catch (err) {
+      toastErrors(err);
+    }
+  }
+
+  async function confirmDelete() {
+    const product = productToDelete;
+    setProductToDelete(null);
+    if (!product) return;
+    try {
+      const result = await deleteProduct(product._id).unwrap();
+      toastSuccess(result.msg);
+    } catch (err) {
+      toastErrors(err);
+    }
+  }
+
+  return (
+    <>
+      <PageTitle title="Products" />
+      <Row className="align-items-center g-2 mb-3">
+        <Col>
+          <h1 className="h2 mb-0">Products</h1>
+        </Col>
+        <Col xs="auto">
+          <Button variant="dark" onClick={() => setConfirmingCreate(true)} disabled={creating}>
+            {creating ? (
+              <>
+                <Spinner animation="border" size="sm" aria-hidden="true" className="me-2" />
+                Creating…
+              </>
+            ) : (
+              'Create Product'
+            )}
+          </Button>
+        </Col>
+      </Row>
+
+      <Form onSubmit={search} role="search" className="mb-3">
+        <Form.Group controlId="admin-product-search">
+          <Form.Label>Search products</Form.Label>
+          <InputGroup>
+            <Form.Control
+              type="search"
+              value={searchText}
+              onChange={(e) => setSearchText(e.target.value)}
+              maxLength={100}
+              placeholder="Name, category or description"
+            />
+            <Button type="submit" variant="outline-dark" aria-label="Search">
+              <SearchIcon />
+            </Button>
+          </InputGroup>
+        </Form.Group>
+        {keyword && (
+          <div className="mt-2 small d-flex flex-wrap align-items-center gap-2">
+            <span>
+              {data ? `${data.count} ${data.count === 1 ? 'match' : 'matches'}` : 'Results'} for “{keyword}”
+            </span>
+            <Link to={paths.admin.products()}>Show all products</Link>
+          </div>
+        )}
+      </Form>
+
+      {isLoading ? (
+        <Loader label="Loading products…" />
+      ) : error ? (
+        <Message variant="danger">{errorMessage(error)}</Message>
+      ) : !data || data.products.length === 0 ? (
+        <Message>
+          {keyword ? 'No products match this search.' : page > 1 ? 'There are no products on this page.' : 'No products yet.'}{' '}
+          {(keyword || page > 1) && <Link to={paths.admin.products()}>Back to the first page</Link>}
+        </Message>
+      ) : (
+        <div className={isFetching ? 'opacity-75' : undefined} aria-busy={isFetching}>
+          <Table striped bordered hover responsive size="sm" className="align-middle">
+            <thead>
+              <tr>
+                <th scope="col">ID</th>
+                <th scope="col">NAME</th>
+                <th scope="col">PRICE</th>
+                <th scope="col">CATEGORY</th>
+                <ActionsHeader />
+              </tr>
+            </thead>
+            <tbody>
+              {data.products.map((product) => {
+                const thisDeleting = deleting && deletingId === product._id;
+                return (
+                  <tr key={product._id}>
+                    <IdCell id={product._id} />
+                    <td>{product.name}</td>
+                    <td className="text-nowrap">
+                      <Price value={product.price} />
+                    </td>
+                    <td>{product.category}</td>
+                    <td className="text-nowrap">
+                      <Link
+                        to={paths.admin.productEdit(product._id)}
+                        className="btn btn-light btn-sm me-2"
+                        aria-label={`Edit ${product.name}`}
+                      >
+                        <EditIcon />
+                      </Link>
+                      <Button
+                        variant="danger"
+                        size="sm"
+                        aria-label={`Delete ${product.name}`}
+                        disabled={thisDeleting}
+                        onClick={() => setProductToDelete(product)}
+                      >
+                        {thisDeleting ? <Spinner animation="border" size="sm" aria-hidden="true" /> : <TrashIcon />}
+                      </Button>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </Table>
+          <Paginate pages={data.pages} page={data.page} linkTo={(n) => adminProductsLink(n, keyword)} />
+        </div>
+      )}
+
+      <ConfirmDialog
+        show={confirmingCreate}
+        title="Confirm Creation"
+        body="Are you sure you want to create a new product?"
+        confirmLabel="Create"
+        confirmVariant="primary"
+        onConfirm={confirmCreate}
+        onCancel={() => setConfirmingCreate(false)}
+      />
+      <ConfirmDialog
+        show={productToDelete !== null}
+        title="Confirm Deletion"
+        body="Are you sure you want to delete this product?"
+        confirmLabel="Delete"
+        onConfirm={confirmDelete}
+        onCancel={() => setProductToDelete(null)}
+      />
+    </>
+  );
+}

@@ -1,0 +1,109 @@
+import { useState } from 'react';
+import Button from 'react-bootstrap/Button';
+import Spinner from 'react-bootstrap/Spinner';
+import Table from 'react-bootstrap/Table';
+import { Link } from 'react-router';
+import type { PublicUser } from '../../../shared/schemas/users';
+import { paths } from '../../app/paths';
+import ConfirmDialog from '../../components/ConfirmDialog';
+import { CheckIcon, CrossIcon, EditIcon, TrashIcon } from '../../components/icons';
+import Loader from '../../components/Loader';
+import Message from '../../components/Message';
+import PageTitle from '../../components/PageTitle';
+import { errorMessage } from '../../lib/errors';
+import { toastErrors, toastSuccess } from '../../lib/toast';
+import { useDeleteUserMutation, useGetUsersQuery } from './api';
+import { ActionsHeader, IdCell } from './TableParts';
+
+/** Every account, with edit and delete (spec §2, Admin user list). The server refuses deleting yourself. */
+export default function UserListScreen() {
+  const { data: users, isLoading, error } = useGetUsersQuery();
+  const [deleteUser, { isLoading: deleting, originalArgs: deletingId }] = useDeleteUserMutation();
+  const [userToDelete, setUserToDelete] = useState<PublicUser | null>(null);
+
+  async function confirmDelete() {
+    const user = userToDelete;
+    setUserToDelete(null);
+    if (!user) return;
+    try {
+      const result = await deleteUser(user._id).unwrap();
+      toastSuccess(result.msg);
+    } catch (err) {
+      toastErrors(err);
+    }
+  }
+
+  return (
+    <>
+      <PageTitle title="Users" />
+      <h1 className="h2 mb-3">Users</h1>
+      {isLoading ? (
+        <Loader label="Loading users…" />
+      ) : error ? (
+        <Message variant="danger">{errorMessage(error)}</Message>
+      ) : !users || users.length === 0 ? (
+        <Message>No users yet</Message>
+      ) : (
+        <Table striped bordered hover responsive size="sm" className="align-middle">
+          <thead>
+            <tr>
+              <th scope="col">ID</th>
+              <th scope="col">NAME</th>
+              <th scope="col">EMAIL</th>
+              <th scope="col">ADMIN</th>
+              <ActionsHeader />
+            </tr>
+          </thead>
+          <tbody>
+            {users.map((user) => {
+              const thisDeleting = deleting && deletingId === user._id;
+              return (
+                <tr key={user._id}>
+                  <IdCell id={user._id} />
+                  <td>{user.name}</td>
+                  <td>
+                    <a href={`mailto:${user.email}`}>{user.email}</a>
+                  </td>
+                  <td>
+                    {user.isAdmin ? (
+                      <CheckIcon className="text-success" title="Admin" />
+                    ) : (
+                      <CrossIcon className="text-danger" title="Not admin" />
+                    )}
+                  </td>
+                  <td className="text-nowrap">
+                    <Link
+                      to={paths.admin.userEdit(user._id)}
+                      className="btn btn-light btn-sm me-2"
+                      aria-label={`Edit ${user.name}`}
+                    >
+                      <EditIcon />
+                    </Link>
+                    <Button
+                      variant="danger"
+                      size="sm"
+                      aria-label={`Delete ${user.name}`}
+                      disabled={thisDeleting}
+                      onClick={() => setUserToDelete(user)}
+                    >
+                      {thisDeleting ? <Spinner animation="border" size="sm" aria-hidden="true" /> : <TrashIcon />}
+                    </Button>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </Table>
+      )}
+
+      <ConfirmDialog
+        show={userToDelete !== null}
+        title="Confirm Deletion"
+        body="Are you sure you want to delete this user?"
+        confirmLabel="Delete"
+        onConfirm={confirmDelete}
+        onCancel={() => setUserToDelete(null)}
+      />
+    </>
+  );
+}

@@ -1,0 +1,120 @@
+import type { MessageBody } from '../../../shared/schemas/common';
+import type { Product } from '../../../shared/schemas/products';
+import type { PublicUser } from '../../../shared/schemas/users';
+import { api } from '../../app/api';
+
+/** Every field of the product edit form, already checked (see productForm.ts). */
+export interface ProductUpdate {
+  id: string;
+  name: string;
+  price: number;
+  image: string;
+  countInStock: number;
+  category: string;
+  description: string;
+}
+
+export interface UserUpdate {
+  id: string;
+  name: string;
+  email: string;
+  /** Empty means "keep the current password" and is not sent (spec §5, User edit). */
+  password: string;
+  isAdmin: boolean;
+}
+
+export interface UploadedImage {
+  image: string;
+  msg: string;
+}
+
+/** Spec §7 sends the admin updates as form data; the server reads numbers and booleans from their text. */
+function productFormData({ id: _id, ...fields }: ProductUpdate): FormData {
+  const form = new FormData();
+  form.append('name', fields.name);
+  form.append('price', String(fields.price));
+  form.append('image', fields.image);
+  form.append('countInStock', String(fields.countInStock));
+  form.append('category', fields.category);
+  form.append('description', fields.description);
+  return form;
+}
+
+function userFormData({ name, email, password, isAdmin }: UserUpdate): FormData {
+  const form = new FormData();
+  form.append('name', name);
+  form.append('email', email);
+  if (password !== '') form.append('password', password);
+  form.append('isAdmin', isAdmin ? 'true' : 'false');
+  return form;
+}
+
+/** Admin calls for products, uploads and users (spec §7). Orders use features/orders/api.ts. */
+export const adminApi = api.injectEndpoints({
+  endpoints: (build) => ({
+    /** Creates a sample product to edit; no payload. */
+    createProduct: build.mutation<Product, void>({
+      query: () => ({ url: '/products', method: 'POST' }),
+      invalidatesTags: [{ type: 'Product', id: 'LIST' }],
+    }),
+    updateProduct: build.mutation<Product, ProductUpdate>({
+      query: (update) => ({ url: `/products/${update.id}`, method: 'PUT', body: productFormData(update) }),
+      invalidatesTags: (_result, _error, { id }) => [
+        { type: 'Product', id },
+        { type: 'Product', id: 'LIST' },
+      ],
+    }),
+    deleteProduct: build.mutation<MessageBody, string>({
+      query: (id) => ({ url: `/products/${id}`, method: 'DELETE' }),
+      invalidatesTags: (_result, _error, id) => [
+        { type: 'Product', id },
+        { type: 'Product', id: 'LIST' },
+      ],
+    }),
+    uploadProductImage: build.mutation<UploadedImage, File>({
+      query: (file) => {
+        const form = new FormData();
+        form.append('image', file);
+        return { url: '/uploads', method: 'POST', body: form };
+      },
+    }),
+    getUsers: build.query<PublicUser[], void>({
+      query: () => '/users',
+      providesTags: (result) => [
+        { type: 'User', id: 'LIST' },
+        ...(result?.map((u) => ({ type: 'User' as const, id: u._id })) ?? []),
+      ],
+    }),
+    getUserDetails: build.query<PublicUser, string>({
+      query: (id) => `/users/${id}`,
+      providesTags: (_result, _error, id) => [{ type: 'User', id }],
+    }),
+    updateUser: build.mutation<PublicUser, UserUpdate>({
+      query: (update) => ({ url: `/users/${update.id}`, method: 'PUT', body: userFormData(update) }),
+      invalidatesTags: (_result, _error, { id }) => [
+        { type: 'User', id },
+        { type: 'User', id: 'LIST' },
+      ],
+    }),
+    deleteUser: build.mutation<MessageBody, string>({
+      query: (id) => ({ url: `/users/${id}`, method: 'DELETE' }),
+      // The user's orders stay, shown as 'Deleted user' in the order list.
+      invalidatesTags: (_result, _error, id) => [
+        { type: 'User', id },
+        { type: 'User', id: 'LIST' },
+        { type: 'Order', id: 'LIST' },
+      ],
+    }),
+  }),
+});
+
+export const {
+  useCreateProductMutation,
+  useUpdateProductMutation,
+  useDeleteProductMutation,
+  useUploadProductImageMutation,
+  useGetUsersQuery,
+  useGetUserDetailsQuery,
+  useUpdateUserMutation,
+  useDeleteUserMutation,
+} = adminApi;

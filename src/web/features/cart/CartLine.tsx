@@ -1,0 +1,61 @@
+import Button from 'react-bootstrap/Button';
+import Form from 'react-bootstrap/Form';
+import ListGroup from 'react-bootstrap/ListGroup';
+import { Link } from 'react-router';
+import { paths } from '../../app/paths';
+import { useAppDispatch } from '../../app/store';
+import { TrashIcon } from '../../components/icons';
+import Price from '../../components/Price';
+import { addToCart, type CartItem, removeFromCart } from './cartSlice';
+
+const IMAGE_SIZE = 72;
+
+/** The quantities a line offers: 1 to the stock count, and never fewer than the qty already chosen. */
+function qtyChoices(item: CartItem): number[] {
+  const most = Math.max(1, item.countInStock, item.qty);
+  return Array.from({ length: most }, (_, i) => i + 1);
+}
+
+/** One cart line: image, name, price, a quantity choice and a remove button. */
+export default function CartLine({ item, belowFold }: { item: CartItem; belowFold: boolean }) {
+  const dispatch = useAppDispatch();
+
+  return (
+    <ListGroup.Item className="d-flex align-items-center gap-3 py-3 px-0 px-sm-2">
+      <img
+        src={item.image}
+        alt={item.name}
+        width={IMAGE_SIZE}
+        height={IMAGE_SIZE}
+        loading={belowFold ? 'lazy' : undefined}
+        className="rounded border flex-shrink-0 object-fit-cover bg-body-tertiary"
+      />
+      {/* On a phone the name, price and controls stack beside the image; from md up they share one row. */}
+      <div className="flex-grow-1 d-flex flex-column flex-md-row align-items-md-center gap-2" style={{ minWidth: 0 }}>
+        <Link to={paths.product(item._id)} className="flex-md-grow-1 text-break fw-medium">
+          {item.name}
+        </Link>
+        <Price value={item.price} className="fw-semibold text-nowrap me-md-2" />
+        <div className="d-flex align-items-center gap-2">
+          <Form.Group controlId={`qty-${item._id}`}>
+            <Form.Label visuallyHidden>Quantity for {item.name}</Form.Label>
+            <Form.Select
+              value={item.qty}
+              onChange={(e) => dispatch(addToCart({ ...item, qty: Number(e.target.value) }))}
+              style={{ width: '5.5rem' }}
+            >
+              {qtyChoices(item).map((n) => (
+                <option key={n} value={n}>
+                  {n}
+                </option>
+              ))}
+            </Form.Select>
+          </Form.Group>
+          <Button variant="outline-danger" aria-label={`Remove ${item.name}`} onClick={() => dispatch(removeFromCart(item._id))}>
+            <TrashIcon />
+          </Button>
+        </div>
+      </div>
+    </ListGroup.Item>
+  );
+}

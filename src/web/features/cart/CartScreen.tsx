@@ -1,0 +1,61 @@
+import Button from 'react-bootstrap/Button';
+import Card from 'react-bootstrap/Card';
+import Col from 'react-bootstrap/Col';
+import ListGroup from 'react-bootstrap/ListGroup';
+import Row from 'react-bootstrap/Row';
+import { Link, useNavigate } from 'react-router';
+import { paths } from '../../app/paths';
+import { useAppSelector } from '../../app/store';
+import Message from '../../components/Message';
+import PageTitle from '../../components/PageTitle';
+import Price from '../../components/Price';
+import CartLine from './CartLine';
+import { cartCount } from './cartSlice';
+
+/** The cart (spec §2, Cart): its lines, the subtotal to 2 decimals, and the way into checkout. */
+export default function CartScreen() {
+  const cart = useAppSelector((s) => s.cart);
+  const navigate = useNavigate();
+  const isEmpty = cart.cartItems.length === 0;
+
+  // Spec: checkout goes to /login?redirect=/shipping; the sign-in screen sends a signed-in shopper straight on.
+  const proceedToCheckout = () => navigate(paths.login(paths.shipping));
+
+  return (
+    <Row className="g-4">
+      <PageTitle title="Shopping Cart" />
+      <Col md={8}>
+        <h1 className="h3 mb-3">Shopping Cart</h1>
+        {isEmpty ? (
+          <Message>
+            Your cart is empty{' '}
+            <Link to={paths.home} className="alert-link ms-1">
+              Go Back
+            </Link>
+          </Message>
+        ) : (
+          <ListGroup variant="flush">
+            {cart.cartItems.map((item, index) => (
+              <CartLine key={item._id} item={item} belowFold={index > 2} />
+            ))}
+          </ListGroup>
+        )}
+      </Col>
+      <Col md={4}>
+        <Card className="shadow-sm">
+          <ListGroup variant="flush">
+            <ListGroup.Item className="py-3">
+              <h2 className="h5">Subtotal ({cartCount(cart)}) items</h2>
+              <Price value={cart.itemsPrice} className="fs-5 fw-semibold" />
+            </ListGroup.Item>
+            <ListGroup.Item className="py-3">
+              <Button variant="dark" className="w-100" disabled={isEmpty} onClick={proceedToCheckout}>
+                Proceed To Checkout
+              </Button>
+            </ListGroup.Item>
+          </ListGroup>
+        </Card>
+      </Col>
+    </Row>
+  );
+}

@@ -1,0 +1,85 @@
+// @vitest-environment happy-dom
+import { beforeEach, describe, expect, it } from 'vitest';
+import {
+  addToCart,
+  type CartItem,
+  type CartState,
+  cartCount,
+  cartReducer,
+  clearCartItems,
+  removeFromCart,
+  resetCart,
+  saveShippingAddress,
+} from './cartSlice';
+
+const kettle: CartItem = {
+  _id: 'kettle',
+  name: 'Kettle',
+  image: '/images/kettle.webp',
+  price: 1499.5,
+  rating: 4,
+  description: 'Boils water',
+  countInStock: 5,
+  qty: 1,
+};
+const tea: CartItem = { ...kettle, _id: 'tea', name: 'Tea', price: 249.99, qty: 3 };
+const address = { county: 'Nairobi', phoneNumber: '0711223344', postalCode: '00100', sub_county: 'Westlands', ward: 'Parklands' };
+
+const stored = (): CartState | null => {
+  const raw = localStorage.getItem('cart');
+  return raw ? (JSON.parse(raw) as CartState) : null;
+};
+
+describe('cart rules (spec §4)', () => {
+  beforeEach(() => localStorage.clear());
+  const empty = () => cartReducer(undefined, { type: 'init' });
+
+  it('appends a new product and replaces the line of one already in the cart, qty included', () => {
+    let cart = cartReducer(empty(), addToCart(kettle));
+    cart = cartReducer(cart, addToCart(tea));
+    cart = cartReducer(cart, addToCart({ ...kettle, qty: 4 }));
+    expect(cart.cartItems.map((i) => [i._id, i.qty])).toEqual([
+      ['kettle', 4],
+      ['tea', 3],
+    ]);
+    expect(cartCount(cart)).toBe(7);
+  });
+
+  it('recomputes the totals with the shared pricing rules and saves on every change', () => {
+    let cart = cartReducer(empty(), addToCart({ ...kettle, qty: 2 }));
+    cart = cartReducer(cart, addToCart(tea));
+    expect(cart).toMatchObject({ itemsPrice: 3748.97, shippingPrice: 100, taxPrice: 562.35, totalPrice: 4411.32 });
+    expect(stored()).toMatchObject({ itemsPrice: 3748.97, totalPrice: 4411.32 });
+    cart = cartReducer(cart, addToCart({ ...kettle, qty: 4 }));
+    expect(cart.shippingPrice).toBe(0); // 5998 + 749.97 is above 5000
+    expect(stored()?.cartItems).toHaveLength(2);
+  });
+
+  it('removes by _id', () => {
+    let cart = cartReducer(empty(), addToCart(kettle));
+    cart = cartReducer(cart, addToCart(tea));
+    cart = cartReducer(cart, removeFromCart('kettle'));
+    expect(cart.cartItems.map((i) => i._id)).toEqual(['tea']);
+    expect(stored()?.cartItems.map((i) => i._id)).toEqual(['tea']);
+  });
+
+  it('keeps the shipping address, and clearing after an order empties the items and removes the stored cart', () => {
+    let cart = cartReducer(empty(), addToCart(kettle));
+    cart = cartReducer(cart, saveShippingAddress(address));
+    expect(stored()?.shippingAddress).toEqual(address);
+    cart = cartReducer(cart, clearCartItems());
+    expect(cart.cartItems).toEqual([]);
+    expect(cart.itemsPrice).toBe(0);
+    expect(cart.shippingAddress).toEqual(address);
+    expect(stored()).toBeNull();
+  });
+
+  it('logging out resets items and address', () => {
+    let cart = cartReducer(empty(), addToCart(kettle));
+    cart = cartReducer(cart, saveShippingAddress(address));
+    cart = cartReducer(cart, resetCart());
+    expect(cart.cartItems).toEqual([]);
+    expect(cart.shippingAddress).toEqual({});
+    expect(stored()).toBeNull();
+  });
+});

@@ -1,0 +1,81 @@
+import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
+import { type OrderTotals, orderTotals } from '../../../shared/pricing';
+import type { ShippingAddress } from '../../../shared/schemas/orders';
+import { readStored, removeStored, writeStored } from '../../lib/storage';
+
+/** A cart line as the specification keeps it (§3): the product's fields and the chosen qty. */
+export interface CartItem {
+  _id: string;
+  name: string;
+  image: string;
+  price: number;
+  rating: number;
+  description: string;
+  countInStock: number;
+  qty: number;
+}
+
+export interface CartState extends OrderTotals {
+  cartItems: CartItem[];
+  shippingAddress: Partial<ShippingAddress>;
+}
+
+const emptyCart = (): CartState => ({ cartItems: [], shippingAddress: {}, ...orderTotals([]) });
+
+function isCart(value: unknown): value is CartState {
+  const v = value as Partial<CartState> | null;
+  return Array.isArray(v?.cartItems) && typeof v.shippingAddress === 'object' && v.shippingAddress !== null;
+}
+
+/** Every change recomputes the totals with the shared pricing rules and saves the cart (spec §4). */
+function recomputeAndSave(state: CartState): void {
+  Object.assign(state, orderTotals(state.cartItems));
+  writeStored('cart', state);
+}
+
+function initialCart(): CartState {
+  const stored = readStored('cart', isCart);
+  if (!stored) return emptyCart();
+  const cartItems = stored.cartItems.filter((i) => typeof i?._id === 'string' && Number.isInteger(i.qty) && i.qty > 0);
+  return { ...stored, cartItems, ...orderTotals(cartItems) };
+}
+
+const cartSlice = createSlice({
+  name: 'cart',
+  initialState: initialCart,
+  reducers: {
+    /** Adding a product already in the cart replaces its line, qty included; otherwise it appends. */
+    addToCart(state, action: PayloadAction<CartItem>) {
+      const item = action.payload;
+      const index = state.cartItems.findIndex((i) => i._id === item._id);
+      if (index >= 0) state.cartItems[index] = item;
+      else state.cartItems.push(item);
+      recomputeAndSave(state);
+    },
+    removeFromCart(state, action: PayloadAction<string>) {
+      state.cartItems = state.cartItems.filter((i) => i._id !== action.payload);
+      recomputeAndSave(state);
+    },
+    saveShippingAddress(state, action: PayloadAction<ShippingAddress>) {
+      state.shippingAddress = action.payload;
+      recomputeAndSave(state);
+    },
+    /** After an order is placed: the items go and the stored cart is removed (spec §4). */
+    clearCartItems(state) {
+      state.cartItems = [];
+      Object.assign(state, orderTotals([]));
+      removeStored('cart');
+    },
+    /** Log Out clears the cart and the shipping address. */
+    resetCart() {
+      removeStored('cart');
+      return emptyCart();
+    },
+  },
+});
+
+export const { addToCart, removeFromCart, saveShippingAddress, clearCartItems, resetCart } = cartSlice.actions;
+export const cartReducer = cartSlice.reducer;
+
+/** How many units the cart holds, for the navigation badge. */
+export const cartCount = (cart: CartState) => cart.cartItems.reduce((n, i) => n + i.qty, 0);

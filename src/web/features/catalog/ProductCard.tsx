@@ -1,0 +1,51 @@
+import Badge from 'react-bootstrap/Badge';
+import Card from 'react-bootstrap/Card';
+import { Link } from 'react-router';
+import type { Product } from '../../../shared/schemas/products';
+import { paths } from '../../app/paths';
+import Price from '../../components/Price';
+import Rating from '../../components/Rating';
+import './catalog.css';
+
+/** Product photos are stored square at this size; the attributes let the browser reserve the space. */
+export const PHOTO_SIZE = 640;
+
+export interface ProductCardProps {
+  product: Product;
+  /** Cards in the first screenful load their photo at once; the rest wait until scrolled near. */
+  eager?: boolean;
+}
+
+/** One product in the listing grid. The name's link is stretched over the card, so any tap on it opens the product. */
+export default function ProductCard({ product, eager = false }: ProductCardProps) {
+  const outOfStock = product.countInStock <= 0;
+  return (
+    <Card className="product-card h-100 position-relative">
+      <img
+        src={product.image}
+        alt={product.name}
+        width={PHOTO_SIZE}
+        height={PHOTO_SIZE}
+        loading={eager ? 'eager' : 'lazy'}
+        decoding="async"
+        className="product-photo product-card-photo card-img-top"
+      />
+      <Card.Body className="d-flex flex-column gap-2">
+        <Card.Title as="h2" className="h6 mb-0 product-card-name">
+          <Link to={paths.product(product._id)} className="stretched-link text-reset text-decoration-none">
+            {product.name}
+          </Link>
+        </Card.Title>
+        <Rating value={product.rating} text={`${product.numReviews} reviews`} />
+        <div className="mt-auto d-flex align-items-center justify-content-between gap-2 flex-wrap">
+          <Price value={product.price} className="fs-5 fw-bold" />
+          {outOfStock && (
+            <Badge bg="secondary" className="fw-semibold">
+              Out of Stock
+            </Badge>
+          )}
+        </div>
+      </Card.Body>
+    </Card>
+  );
+}

@@ -1,0 +1,171 @@
+import { skipToken } from '@reduxjs/toolkit/query/react';
+import { useState } from 'react';
+import Button from 'react-bootstrap/Button';
+import Card from 'react-bootstrap/Card';
+import Col from 'react-bootstrap/Col';
+import Form from 'react-bootstrap/Form';
+import ListGroup from 'react-bootstrap/ListGroup';
+import Row from 'react-bootstrap/Row';
+import { Link, useNavigate, useParams } from 'react-router';
+import { MAX_LINE_QTY } from '../../../shared/constants';
+import type { ProductDetail } from '../../../shared/schemas/products';
+import { paths } from '../../app/paths';
+import { useAppDispatch } from '../../app/store';
+import { CartIcon } from '../../components/icons';
+import Loader from '../../components/Loader';
+import Message from '../../components/Message';
+import PageTitle from '../../components/PageTitle';
+import Price from '../../components/Price';
+import Rating from '../../components/Rating';
+import { errorMessage } from '../../lib/errors';
+import { addToCart } from '../cart/cartSlice';
+import { useGetProductDetailsQuery } from './api';
+import { PHOTO_SIZE } from './ProductCard';
+import ReviewForm from './ReviewForm';
+import ReviewList from './ReviewList';
+import './catalog.css';
+
+/** The quantities a shopper may pick: 1 to the stock count (spec §2), never more than one order line allows. */
+export function qtyChoices(countInStock: number): number[] {
+  const most = Math.min(Math.max(0, Math.floor(countInStock)), MAX_LINE_QTY);
+  return Array.from({ length: most }, (_, i) => i + 1);
+}
+
+/** An unknown id (404) or a malformed one (400): the product does not exist. */
+function isMissing(error: unknown): boolean {
+  const status = (error as { status?: unknown } | undefined)?.status;
+  return status === 404 || status === 400;
+}
+
+/** One product: photo, details, the buy box, and its reviews (spec §2, Product detail). */
+export default function ProductScreen() {
+  const { id } = useParams();
+  const { currentData: product, isFetching, error } = useGetProductDetailsQuery(id ?? skipToken);
+
+  return (
+    <>
+      <Link to={paths.home} className="btn btn-light mb-3">
+        Go Back
+      </Link>
+      {product ? (
+        <ProductDetails product={product} />
+      ) : error && !isFetching ? (
+        isMissing(error) ? (
+          <>
+            <PageTitle title="Product not found" />
+            <Message variant="warning">
+              <p className="fw-semibold mb-1">Product not found</p>
+              <p className="mb-0">
+                This product does not exist or is no longer sold. <Link to={paths.home}>See all products</Link>
+              </p>
+            </Message>
+          </>
+        ) : (
+          <Message variant="danger">{errorMessage(error)}</Message>
+        )
+      ) : (
+        <Loader label="Loading the product…" />
+      )}
+    </>
+  );
+}
+
+function ProductDetails({ product }: { product: ProductDetail }) {
+  const dispatch = useAppDispatch();
+  const navigate = useNavigate();
+  const [chosenQty, setChosenQty] = useState(1);
+  const choices = qtyChoices(product.countInStock);
+  const inStock = choices.length > 0;
+  // The stock may have dropped since the choice was made (the product reloads after reviews, for instance).
+  const qty = Math.min(chosenQty, Math.max(1, choices.length));
+
+  function addProductToCart() {
+    const { _id, name, image, price, rating, description, countInStock } = product;
+    dispatch(addToCart({ _id, name, image, price, rating, description, countInStock, qty }));
+    navigate(paths.cart);
+  }
+
+  return (
+    <>
+      <PageTitle title={product.name} />
+      <Row className="g-4">
+        <Col md={5}>
+          <img
+            src={product.image}
+            alt={product.name}
+            width={PHOTO_SIZE}
+            height={PHOTO_SIZE}
+            fetchPriority="high"
+            className="product-photo product-detail-photo rounded-3"
+          />
+        </Col>
+        <Col md={7}>
+          <Row className="g-4">
+            <Col lg={7}>
+              <h1 className="h3">{product.name}</h1>
+              <p className="small text-body-secondary mb-2">{product.category}</p>
+              <Rating value={product.rating} text={`${product.numReviews} reviews`} />
+              <Price value={product.price} className="d-block fs-3 fw-bold my-3" />
+              <p style={{ whiteSpace: 'pre-line' }}>{product.description}</p>
+            </Col>
+            <Col lg={5}>
+              <Card className="shadow-sm">
+                <ListGroup variant="flush">
+                  <ListGroup.Item className="d-flex justify-content-between gap-2">
+                    <span>Price:</span>
+                    <Price value={product.price} className="fw-bold" />
+                  </ListGroup.Item>
+                  <ListGroup.Item className="d-flex justify-content-between gap-2">
+                    <span>Status:</span>
+                    <strong className={inStock ? 'text-success' : 'text-danger'}>{inStock ? 'In Stock' : 'Out of Stock'}</strong>
+                  </ListGroup.Item>
+                  {inStock && (
+                    <ListGroup.Item>
+                      <Form.Group controlId="product-qty" className="d-flex align-items-center justify-content-between gap-2">
+                        <Form.Label className="mb-0">Qty</Form.Label>
+                        <Form.Select
+                          value={qty}
+                          onChange={(e) => setChosenQty(Number(e.target.value))}
+                          style={{ maxWidth: '7rem' }}
+                        >
+                          {choices.map((n) => (
+                            <option key={n} value={n}>
+                              {n}
+                            </option>
+                          ))}
+                        </Form.Select>
+                      </Form.Group>
+                    </ListGroup.Item>
+                  )}
+                  <ListGroup.Item>
+                    <Button
+                      type="button"
+                      variant="dark"
+                      className="w-100 d-inline-flex align-items-center justify-content-center gap-2"
+                      disabled={!inStock}
+                      onClick={addProductToCart}
+                    >
+                      <CartIcon /> Add To Cart
+                    </Button>
+                  </ListGroup.Item>
+                </ListGroup>
+              </Card>
+            </Col>
+          </Row>
+        </Col>
+      </Row>
+
+      <Row className="mt-5">
+        <Col md={8} lg={6}>
+          <section aria-labelledby="reviews-heading">
+            <h2 id="reviews-heading" className="h4 mb-3">
+              Reviews
+            </h2>
+            <ReviewList productId={product._id} reviews={product.reviews} />
+          </section>
+          <ReviewForm productId={product._id} />
+        </Col>
+      </Row>
+    </>
+  );
+}

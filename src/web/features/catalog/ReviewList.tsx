@@ -1,0 +1,68 @@
+import Button from 'react-bootstrap/Button';
+import ListGroup from 'react-bootstrap/ListGroup';
+import Spinner from 'react-bootstrap/Spinner';
+import type { Review } from '../../../shared/schemas/products';
+import type { PublicUser } from '../../../shared/schemas/users';
+import { useAppSelector } from '../../app/store';
+import { TrashIcon } from '../../components/icons';
+import Message from '../../components/Message';
+import Rating from '../../components/Rating';
+import { toastErrors, toastSuccess } from '../../lib/toast';
+import { useDeleteReviewMutation } from './api';
+
+/** A review's author and any admin may delete it (spec §2, §6); the server checks again. */
+export function canDeleteReview(review: Review, user: PublicUser | null): boolean {
+  if (!user) return false;
+  return user.isAdmin || review.user === user._id;
+}
+
+/** The product's reviews with their stars, newest as the server orders them. */
+export default function ReviewList({ productId, reviews }: { productId: string; reviews: Review[] }) {
+  const user = useAppSelector((s) => s.auth.user);
+  const [deleteReview, { isLoading, originalArgs }] = useDeleteReviewMutation();
+  const deletingId = isLoading ? originalArgs?.reviewId : undefined;
+
+  async function remove(reviewId: string) {
+    try {
+      const result = await deleteReview({ productId, reviewId }).unwrap();
+      toastSuccess(result.msg);
+    } catch (error) {
+      toastErrors(error);
+    }
+  }
+
+  if (reviews.length === 0) return <Message>No Reviews</Message>;
+
+  return (
+    <ListGroup variant="flush" className="border-top border-bottom">
+      {reviews.map((review) => (
+        <ListGroup.Item key={review._id} as="article" className="px-0 py-3">
+          <div className="d-flex align-items-start justify-content-between gap-2">
+            <div>
+              <strong>{review.name}</strong>
+              <Rating value={review.rating} />
+              <p className="small text-body-secondary mb-0">
+                <time dateTime={review.createdAt}>{review.createdAt.substring(0, 10)}</time>
+              </p>
+            </div>
+            {canDeleteReview(review, user) && (
+              <Button
+                variant="outline-danger"
+                size="sm"
+                onClick={() => remove(review._id)}
+                disabled={deletingId === review._id}
+                className="d-inline-flex align-items-center gap-1 flex-shrink-0"
+              >
+                {deletingId === review._id ? <Spinner animation="border" size="sm" aria-hidden="true" /> : <TrashIcon />}
+                Delete
+              </Button>
+            )}
+          </div>
+          <p className="mt-2 mb-0" style={{ whiteSpace: 'pre-line', overflowWrap: 'anywhere' }}>
+            {review.comment}
+          </p>
+        </ListGroup.Item>
+      ))}
+    </ListGroup>
+  );
+}

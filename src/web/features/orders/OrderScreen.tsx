@@ -1,0 +1,102 @@
+import Col from 'react-bootstrap/Col';
+import ListGroup from 'react-bootstrap/ListGroup';
+import Row from 'react-bootstrap/Row';
+import { useParams } from 'react-router';
+import { useAppSelector } from '../../app/store';
+import Loader from '../../components/Loader';
+import Message from '../../components/Message';
+import PageTitle from '../../components/PageTitle';
+import { errorMessage } from '../../lib/errors';
+import AdminOrderActions from './AdminOrderActions';
+import { useGetOrderDetailsQuery } from './api';
+import OrderItemsList from './OrderItemsList';
+import OrderSummary from './OrderSummary';
+import PayOrder from './PayOrder';
+
+/** Dates are shown as their first 10 characters, the day (spec §9). */
+const day = (timestamp: string | null) => timestamp?.slice(0, 10) ?? '';
+
+/** One order (spec §2, Order details): address, delivery and payment state, items, summary and the next steps. */
+export default function OrderScreen() {
+  const { id = '' } = useParams();
+  const user = useAppSelector((s) => s.auth.user);
+  const { data: order, isLoading, isFetching, error } = useGetOrderDetailsQuery(id);
+
+  if (isLoading) return <Loader label="Loading the order…" />;
+  if (error || !order) {
+    return (
+      <>
+        <PageTitle title="Order" />
+        <Message variant="danger">{errorMessage(error)}</Message>
+      </>
+    );
+  }
+
+  const address = order.shippingAddress;
+  const isOwner = user !== null && order.user?._id === user._id;
+
+  return (
+    <>
+      <PageTitle title={`Order ${order._id}`} />
+      <h1 className="h4 mb-3 text-break">Order {order._id}</h1>
+      <Row className="g-4">
+        <Col md={8}>
+          <ListGroup variant="flush">
+            <ListGroup.Item className="px-0 pb-3">
+              <h2 className="h4">Shipping</h2>
+              <p className="mb-1">
+                <strong>Name: </strong>
+                {order.user?.name ?? 'Deleted account'}
+              </p>
+              {order.user && (
+                <p className="mb-1 text-break">
+                  <strong>Email: </strong>
+                  <a href={`mailto:${order.user.email}`}>{order.user.email}</a>
+                </p>
+              )}
+              <p className="mb-1">
+                <strong>Address: </strong>
+                {address.county}, {address.sub_county}, {address.ward}, {address.postalCode}
+              </p>
+              <p>
+                <strong>Phone: </strong>
+                {address.phoneNumber}
+              </p>
+              {order.isDelivered ? (
+                <Message variant="success">Delivered on {day(order.deliveredAt)}</Message>
+              ) : (
+                <Message variant="danger">Not Delivered</Message>
+              )}
+            </ListGroup.Item>
+            <ListGroup.Item className="px-0 py-3">
+              <h2 className="h4">Payment Method</h2>
+              <p>
+                <strong>Method: </strong>
+                {order.paymentMethod}
+              </p>
+              {order.isPaid ? (
+                <Message variant="success">Paid on {day(order.paidAt)}</Message>
+              ) : (
+                <Message variant="danger">Not Paid</Message>
+              )}
+            </ListGroup.Item>
+            <ListGroup.Item className="px-0 py-3">
+              <h2 className="h4">Order Items</h2>
+              <OrderItemsList items={order.orderItems} />
+            </ListGroup.Item>
+          </ListGroup>
+        </Col>
+        <Col md={4}>
+          <OrderSummary totals={order}>
+            {!order.isPaid && isOwner && (
+              <ListGroup.Item className="py-3">
+                <PayOrder order={order} />
+              </ListGroup.Item>
+            )}
+            {user?.isAdmin && <AdminOrderActions order={order} reloading={isFetching} />}
+          </OrderSummary>
+        </Col>
+      </Row>
+    </>
+  );
+}

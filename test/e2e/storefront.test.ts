@@ -1,0 +1,201 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatKsh } from '../../src/shared/money.js';
+import { orderTotals } from '../../src/shared/pricing.js';
+import type { Product, ProductPage } from '../../src/shared/schemas/products.js';
+import type { TestShop } from '../support/shop.js';
+import { DESKTOP, launchBrowser, newVisitor, PHONE, screenshotBoth, startWebShop } from './support/browser.js';
+
+let shop: TestShop;
+let browser: Browser;
+
+beforeAll(async () => {
+  [shop, browser] = await Promise.all([startWebShop(), launchBrowser()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await shop?.stop();
+});
+
+let emailCount = 0;
+const newEmail = () => `e2e-${Date.now()}-${++emailCount}@example.com`;
+
+async function productNamed(fragment: string): Promise<Product> {
+  const page = (await shop.client().get<ProductPage>(`/api/products?keyword=${encodeURIComponent(fragment)}`)).body;
+  const product = page.products.find((p) => p.name.includes(fragment));
+  if (!product) throw new Error(`no product named like ${fragment}`);
+  return product;
+}
+
+describe('a shopper buys something, end to end', () => {
+  it('browses, searches with a typo, adds to the cart, signs up, ships and places the order', async () => {
+    const { page, problems, context } = await newVisitor(browser, shop, PHONE);
+    await page.goto('/');
+    await expect.poll(() => page.getByRole('heading', { name: 'Latest Products' }).isVisible()).toBe(true);
+    await expect.poll(() => page.locator('.carousel').count()).toBe(1);
+    await screenshotBoth(page, 'home');
+
+    // Search with a typo from the navigation bar (collapsed behind the menu on a phone).
+    await page.setViewportSize(DESKTOP);
+    await page.getByPlaceholder('Search Product...').fill('samsng');
+    await page.getByPlaceholder('Search Product...').press('Enter');
+    await page.waitForURL('**/search/samsng');
+    await expect.poll(() => page.getByRole('link', { name: 'Go Back' }).isVisible()).toBe(true);
+    expect(await page.locator('.carousel').count()).toBe(0);
+    const phone = await productNamed('Samsung Galaxy');
+    await page.getByRole('link', { name: phone.name }).first().click();
+    await page.waitForURL(`**/products/${phone._id}`);
+    await expect.poll(() => page.getByText('In Stock').first().isVisible()).toBe(true);
+    await screenshotBoth(page, 'product');
+
+    await page.getByLabel('Qty').selectOption('2');
+    await page.getByRole('button', { name: 'Add To Cart' }).click();
+    await page.waitForURL('**/cart');
+    await expect.poll(() => page.getByRole('heading', { name: 'Shopping Cart' }).isVisible()).toBe(true);
+    await expect.poll(() => page.getByText('Subtotal (2) items').isVisible()).toBe(true);
+    await page.getByLabel(`Quantity for ${phone.name}`).selectOption('3');
+    await expect.poll(() => page.getByText('Subtotal (3) items').isVisible()).toBe(true);
+    await expect
+      .poll(() =>
+        page
+          .getByText(formatKsh(phone.price * 3))
+          .first()
+          .isVisible(),
+      )
+      .toBe(true);
+    expect(await page.locator('header').getByText('3', { exact: true }).count()).toBeGreaterThan(0);
+    await screenshotBoth(page, 'cart');
+
+    await page.getByRole('button', { name: 'Proceed To Checkout' }).click();
+    await page.waitForURL('**/login?redirect=/shipping');
+    await screenshotBoth(page, 'login');
+    await page.getByRole('link', { name: /Register/ }).click();
+    await page.waitForURL('**/register?redirect=/shipping');
+    await page.getByLabel('Name').fill('Achieng Otieno');
+    await page.getByLabel('Email Address').fill(newEmail());
+    await page.getByLabel('Password', { exact: true }).fill('achieng-pass-1');
+    await page.getByLabel('Confirm Password').fill('achieng-pass-1');
+    await screenshotBoth(page, 'register');
+    await page.getByRole('button', { name: 'Sign Up' }).click();
+    await page.waitForURL('**/shipping');
+
+    await page.getByLabel('County', { exact: true }).fill('Nairobi');
+    await page.getByLabel('Phone Number').fill('0711223344');
+    await page.getByLabel('Postal Code').fill('00100');
+    await page.getByLabel('Sub County').fill('Westlands');
+    await page.getByLabel('Ward').fill('Parklands');
+    expect(await page.getByLabel('Phone Number').getAttribute('inputmode')).toBe('numeric');
+    await screenshotBoth(page, 'shipping');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL('**/place-order');
+    await expect.poll(() => page.getByText('MPESA').first().isVisible()).toBe(true);
+    const totals = orderTotals([{ price: phone.price, qty: 3 }]);
+    await expect.poll(() => page.getByText(formatKsh(totals.totalPrice)).first().isVisible()).toBe(true);
+    await screenshotBoth(page, 'place-order');
+
+    await page.getByRole('button', { name: 'Place Order' }).click();
+    await page.waitForURL(/\/order\/[0-9a-f-]{36}$/);
+    await expect.poll(() => page.getByText('Not Paid').isVisible()).toBe(true);
+    await expect.poll(() => page.getByText('Not Delivered').isVisible()).toBe(true);
+    for (const amount of [totals.itemsPrice, totals.taxPrice, totals.totalPrice]) {
+      expect(await page.getByText(formatKsh(amount)).count(), formatKsh(amount)).toBeGreaterThan(0);
+    }
+    await expect.poll(() => page.getByText('0711223344').first().isVisible()).toBe(true);
+    await screenshotBoth(page, 'order');
+
+    // The cart is empty after the order, and the order is in the profile's list.
+    expect(await page.evaluate(() => localStorage.getItem('cart'))).toBeNull();
+    const orderId = page.url().split('/').pop()!;
+    await page.goto('/profile');
+    await expect.poll(() => page.getByRole('cell', { name: orderId }).first().isVisible()).toBe(true);
+    await screenshotBoth(page, 'profile');
+    expect((await shop.client().get<Product>(`/api/products/${phone._id}`)).body.countInStock).toBe(phone.countInStock - 3);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
+
+describe('reviews', () => {
+  it('offers a guest sign-in instead of the form; a shopper reviews, sees the rating change and deletes it', async () => {
+    const product = await productNamed('Mitre');
+    const { page, problems, context } = await newVisitor(browser, shop);
+    await page.goto(`/products/${product._id}`);
+    await expect.poll(() => page.getByText('Please sign in to write a review').isVisible()).toBe(true);
+    expect(await page.getByLabel('Comment').count()).toBe(0);
+
+    const email = newEmail();
+    await shop.client().signUp('Kamau Reviewer', email, 'kamau-pass-1');
+    await page.goto(`/login?redirect=/products/${product._id}`);
+    await page.getByLabel('Email Address').fill(email);
+    await page.getByLabel('Password').fill('kamau-pass-1');
+    await page.getByRole('button', { name: 'Sign In' }).click();
+    await page.waitForURL(`**/products/${product._id}`);
+
+    // No rating chosen: the client refuses with the specification's message.
+    await page.getByLabel('Comment').fill('Holds its shape after a season of matches');
+    await page.getByRole('button', { name: 'Submit' }).click();
+    await expect.poll(() => page.getByText('Please select a review').isVisible()).toBe(true);
+
+    await page.getByLabel('Rating').selectOption('1');
+    await page.getByRole('button', { name: 'Submit' }).click();
+    await expect.poll(() => page.getByText('Holds its shape after a season of matches').isVisible()).toBe(true);
+    const after = (await shop.client().get<Product>(`/api/products/${product._id}`)).body;
+    expect(after.numReviews).toBe(product.numReviews + 1);
+    await expect.poll(() => page.getByText(`${after.numReviews} reviews`).first().isVisible()).toBe(true);
+    await screenshotBoth(page, 'product-reviewed');
+
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await expect.poll(() => page.getByText('Holds its shape after a season of matches').count()).toBe(0);
+    expect((await shop.client().get<Product>(`/api/products/${product._id}`)).body.numReviews).toBe(product.numReviews);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
+
+describe('session and navigation', () => {
+  it('log out clears the cart and the user and goes to /login', async () => {
+    const product = await productNamed('Ketepa');
+    const email = newEmail();
+    await shop.client().signUp('Logout Tester', email, 'logout-pass-1');
+    const { page, problems, context } = await newVisitor(browser, shop);
+    await page.goto('/login');
+    await page.getByLabel('Email Address').fill(email);
+    await page.getByLabel('Password').fill('logout-pass-1');
+    await page.getByRole('button', { name: 'Sign In' }).click();
+    await page.waitForURL((url) => url.pathname === '/');
+    await page.goto(`/products/${product._id}`);
+    await page.getByRole('button', { name: 'Add To Cart' }).click();
+    await page.waitForURL('**/cart');
+    expect(await page.evaluate(() => localStorage.getItem('cart'))).not.toBeNull();
+
+    await page.getByRole('button', { name: 'Logout Tester' }).click();
+    await page.getByRole('button', { name: 'Log Out' }).click();
+    await page.waitForURL('**/login');
+    expect(await page.evaluate(() => [localStorage.getItem('cart'), localStorage.getItem('user')])).toEqual([null, null]);
+    await expect.poll(() => page.getByRole('link', { name: 'Sign In' }).isVisible()).toBe(true);
+    await page.goto('/cart');
+    await expect.poll(() => page.getByText('Your cart is empty').isVisible()).toBe(true);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('shows the 404 screen for an unknown path', async () => {
+    const { page, problems, context } = await newVisitor(browser, shop);
+    const response = await page.goto('/no/such/page');
+    expect(response?.status()).toBe(200);
+    await expect.poll(() => page.getByText('404 Page Not Found').isVisible()).toBe(true);
+    await expect.poll(() => page.getByText('This page does not exist').isVisible()).toBe(true);
+    await page.getByRole('link', { name: 'Go Back' }).click();
+    await page.waitForURL((url) => url.pathname === '/');
+    await screenshotBoth(page, 'not-found');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('sends a guest from checkout screens to sign in', async () => {
+    const { page, context } = await newVisitor(browser, shop);
+    await page.goto('/shipping');
+    await page.waitForURL('**/login?redirect=/shipping');
+    await context.close();
+  });
+});

@@ -1,0 +1,82 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { webDistDir } from '../../../src/server/paths.js';
+import { startTestShop, type TestShop } from '../../support/shop.js';
+
+/**
+ * Browser tests drive Debian's Chromium through playwright-core: CHROME_PATH, else `chromium` on
+ * PATH. There is no fallback and no skip: without a browser these tests fail and say why.
+ */
+export function chromiumPath(): string {
+  if (process.env.CHROME_PATH) return process.env.CHROME_PATH;
+  try {
+    return execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim();
+  } catch {
+    throw new Error('Chromium not found: install Debian\'s "chromium" package (apt-get install -y chromium) or set CHROME_PATH');
+  }
+}
+
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_FLAGS });
+}
+
+/** A shop on a fresh embedded database, serving the production build of the web app. */
+export async function startWebShop(): Promise<TestShop> {
+  if (!fs.existsSync(path.join(webDistDir, 'index.html'))) {
+    throw new Error('dist/web is not built: npm test builds it first (vite build)');
+  }
+  return startTestShop({ WEB_DIR: webDistDir });
+}
+
+export const PHONE = { width: 360, height: 800 };
+export const DESKTOP = { width: 1280, height: 800 };
+
+/** A new browser context, like a new visitor, with every page error and CSP violation recorded. */
+export async function newVisitor(browser: Browser, shop: TestShop, viewport = DESKTOP) {
+  const context: BrowserContext = await browser.newContext({ baseURL: shop.url, viewport });
+  const page: Page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (
+      message.type() === 'error' &&
+      !/Failed to load resource: the server responded with a status of (401|403|404)/.test(message.text())
+    ) {
+      problems.push(`console: ${message.text()}`);
+    }
+  });
+  return { context, page, problems };
+}
+
+const shotsDir = path.resolve('test-results', 'screenshots');
+
+/** Saves a full-page screenshot for people to look at (not compared by the tests). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(shotsDir, { recursive: true });
+  const { width } = page.viewportSize() ?? DESKTOP;
+  await page.screenshot({ path: path.join(shotsDir, `${name}-${width}.png`), fullPage: true });
+}
+
+/** Screenshots of the current screen at phone and desktop widths. */
+export async function screenshotBoth(page: Page, name: string): Promise<void> {
+  const original = page.viewportSize() ?? DESKTOP;
+  for (const size of [PHONE, DESKTOP]) {
+    await page.setViewportSize(size);
+    await page.waitForTimeout(150);
+    await screenshot(page, name);
+  }
+  await page.setViewportSize(original);
+}
