@@ -138,9 +138,12 @@ describe('reviews', () => {
 
     await page.getByLabel('Rating').selectOption('1');
     await page.getByRole('button', { name: 'Submit' }).click();
+    // The form resets after a successful submit (spec §5); then the review is listed.
+    await expect.poll(() => page.getByLabel('Comment').inputValue()).toBe('');
     await expect.poll(() => page.getByText('Holds its shape after a season of matches').isVisible()).toBe(true);
     const after = (await shop.client().get<Product>(`/api/products/${product._id}`)).body;
     expect(after.numReviews).toBe(product.numReviews + 1);
+    expect(after.rating).toBeLessThan(product.rating);
     await expect.poll(() => page.getByText(`${after.numReviews} reviews`).first().isVisible()).toBe(true);
     await screenshotBoth(page, 'product-reviewed');
 
