@@ -17,6 +17,7 @@ import webApp from './plugins/web.js';
 import xsrf from './plugins/xsrf.js';
 import healthRoutes from './routes/health.js';
 import orderRoutes from './routes/orders.js';
+import paymentRoutes, { type PaymentRoutesOptions } from './routes/payments.js';
 import productRoutes from './routes/products.js';
 import uploadRoutes from './routes/uploads.js';
 import userRoutes from './routes/users.js';
@@ -26,6 +27,7 @@ export interface AppDeps {
   database: Database;
   mailer: Mailer;
   logger: FastifyBaseLogger;
+  payments: Omit<PaymentRoutesOptions, 'promptsPerUser'>;
 }
 
 /** JSON bodies stay small; images go through multipart uploads with their own limit. */
@@ -35,7 +37,7 @@ const JSON_BODY_LIMIT = 256 * 1024;
  * Builds the whole shop as one Fastify instance: external plugins, then the shop's own
  * cross-cutting plugins, then one routes plugin per resource. main.ts and the tests both call it.
  */
-export async function buildApp({ config, database, mailer, logger }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, database, mailer, logger, payments }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
     genReqId: () => randomUUID(),
@@ -98,6 +100,7 @@ export async function buildApp({ config, database, mailer, logger }: AppDeps): P
   await app.register(productRoutes, { db });
   await app.register(userRoutes, { db, config, mailer });
   await app.register(orderRoutes, { db });
+  await app.register(paymentRoutes, { ...payments, promptsPerUser: config.mpesa.promptsPerUser });
   await app.register(uploadRoutes, { uploadsDir: path.join(config.dataDir, 'uploads') });
   await app.register(webApp, { webDir: config.webDir, apiNotFound: sendNotFound });
 

@@ -11,6 +11,34 @@ export interface RateLimitRule {
   windowMs: number;
 }
 
+export type MpesaEnv = 'simulator' | 'sandbox' | 'production';
+
+export interface MpesaConfig {
+  env: MpesaEnv;
+  /** Daraja's base URL; in simulator mode the shop starts the simulator and uses its address. */
+  baseUrl: string | undefined;
+  consumerKey: string;
+  consumerSecret: string;
+  shortcode: string;
+  passkey: string;
+  transactionType: 'paybill' | 'till';
+  tillNumber: string | undefined;
+  /** Base of the CallBackURL Daraja posts to (PUBLIC_URL unless set); the secret path is appended. */
+  callbackBaseUrl: string | undefined;
+  /** The secret path token of the callback; generated once and kept in the database when unset. */
+  callbackSecret: string | undefined;
+  /** A prompt with no answer after this long is confirmed with an STK query. */
+  reconcileAfterMs: number;
+  reconcileIntervalMs: number;
+  /** A prompt still unresolved after this long is given up as timed out. */
+  giveUpAfterMs: number;
+  /** How long a shopper waits before another prompt for the same order. */
+  promptCooldownMs: number;
+  promptsPerUser: RateLimitRule;
+  /** Simulator only: delay before it answers a prompt. */
+  simulatorDelayMs: number;
+}
+
 export interface AppConfig {
   nodeEnv: 'development' | 'production' | 'test';
   port: number;
@@ -35,6 +63,7 @@ export interface AppConfig {
   secureCookies: boolean;
   sessionDays: number;
   mailFrom: string;
+  mpesa: MpesaConfig;
   rateLimits: {
     login: RateLimitRule;
     register: RateLimitRule;
@@ -72,6 +101,49 @@ function rule(env: Env, name: string, max: number, windowMs: number): RateLimitR
   return { max: integer(env, `${name}_MAX`, max), windowMs: integer(env, `${name}_WINDOW_MS`, windowMs) };
 }
 
+/** Daraja's public sandbox shortcode and passkey (DARAJA.md §5); the simulator uses them too. */
+const SANDBOX_SHORTCODE = '174379';
+const SANDBOX_PASSKEY = 'bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919';
+const DARAJA_URLS = { sandbox: 'https://sandbox.safaricom.co.ke', production: 'https://api.safaricom.co.ke' } as const;
+
+function loadMpesaConfig(env: Env): MpesaConfig {
+  const mode = (env.MPESA_ENV || 'simulator') as MpesaEnv;
+  if (!['simulator', 'sandbox', 'production'].includes(mode)) {
+    throw new Error(`MPESA_ENV must be simulator, sandbox or production, got "${env.MPESA_ENV}"`);
+  }
+  const transactionType = (env.MPESA_TRANSACTION_TYPE || 'paybill') as 'paybill' | 'till';
+  if (!['paybill', 'till'].includes(transactionType)) throw new Error('MPESA_TRANSACTION_TYPE must be paybill or till');
+  const simulator = mode === 'simulator';
+  const config: MpesaConfig = {
+    env: mode,
+    baseUrl: simulator ? undefined : env.MPESA_BASE_URL || DARAJA_URLS[mode],
+    consumerKey: env.MPESA_CONSUMER_KEY || (simulator ? 'duka-simulator-key' : ''),
+    consumerSecret: env.MPESA_CONSUMER_SECRET || (simulator ? 'duka-simulator-secret' : ''),
+    shortcode: env.MPESA_SHORTCODE || (mode === 'production' ? '' : SANDBOX_SHORTCODE),
+    passkey: env.MPESA_PASSKEY || (mode === 'production' ? '' : SANDBOX_PASSKEY),
+    transactionType,
+    tillNumber: env.MPESA_TILL_NUMBER || undefined,
+    callbackBaseUrl: env.MPESA_CALLBACK_BASE_URL?.replace(/\/+$/, '') || undefined,
+    callbackSecret: env.MPESA_CALLBACK_SECRET || undefined,
+    reconcileAfterMs: integer(env, 'MPESA_RECONCILE_AFTER_MS', 30_000),
+    reconcileIntervalMs: integer(env, 'MPESA_RECONCILE_INTERVAL_MS', 15_000),
+    giveUpAfterMs: integer(env, 'MPESA_GIVE_UP_AFTER_MS', 10 * 60_000),
+    promptCooldownMs: integer(env, 'MPESA_PROMPT_COOLDOWN_MS', 60_000),
+    promptsPerUser: rule(env, 'RATE_LIMIT_STKPUSH', 5, 10 * 60_000),
+    simulatorDelayMs: integer(env, 'MPESA_SIMULATOR_DELAY_MS', 3000),
+  };
+  if (!simulator) {
+    const missing = (['consumerKey', 'consumerSecret', 'shortcode', 'passkey'] as const).filter((k) => !config[k]);
+    if (missing.length > 0) {
+      throw new Error(
+        `MPESA_ENV=${mode} needs ${missing.map((k) => `MPESA_${k.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`).join(', ')}`,
+      );
+    }
+    if (transactionType === 'till' && !config.tillNumber) throw new Error('MPESA_TRANSACTION_TYPE=till needs MPESA_TILL_NUMBER');
+  }
+  return config;
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const nodeEnv = env.NODE_ENV === 'production' || env.NODE_ENV === 'test' ? env.NODE_ENV : 'development';
   const port = integer(env, 'PORT', 3000);
@@ -96,6 +168,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     secureCookies: flag(env, 'SECURE_COOKIES', nodeEnv === 'production'),
     sessionDays: integer(env, 'SESSION_DAYS', 30),
     mailFrom: env.MAIL_FROM || 'Duka <no-reply@duka.local>',
+    mpesa: loadMpesaConfig(env),
     rateLimits: {
       login: rule(env, 'RATE_LIMIT_LOGIN', 10, 15 * 60_000),
       register: rule(env, 'RATE_LIMIT_REGISTER', 10, 60 * 60_000),

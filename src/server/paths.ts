@@ -1,8 +1,19 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The repository root: this file sits at src/server/paths.ts, or dist/server/paths.js once built. */
-export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The repository root: the nearest folder above this file (src/server, or dist/src/server once built) with package.json. */
+function findProjectRoot(from: string): string {
+  let dir = from;
+  while (!fs.existsSync(path.join(dir, 'package.json'))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error(`no package.json above ${from}`);
+    dir = parent;
+  }
+  return dir;
+}
+
+export const projectRoot = findProjectRoot(path.dirname(fileURLToPath(import.meta.url)));
 
 export const migrationsDir = path.join(projectRoot, 'src', 'server', 'db', 'migrations');
 /** Images of the demo catalogue, shipped with the project and served at /images. */

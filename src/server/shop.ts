@@ -7,10 +7,12 @@ import type { AppConfig } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { seedShop } from './db/seed.js';
 import { type Mailer, outboxMailer } from './mail/mailer.js';
+import { type MpesaRuntime, startMpesa } from './mpesa/runtime.js';
 
 export interface RunningShop {
   app: FastifyInstance;
   database: Database;
+  mpesa: MpesaRuntime;
   /** The address it listens on, e.g. http://127.0.0.1:3000. */
   url: string;
   /** Stops taking connections, lets in-flight requests finish, then closes the database. */
@@ -49,6 +51,7 @@ export async function startShop(config: AppConfig, options: { database?: Databas
       onPoolError: (error) => log.warn({ err: error }, 'database connection lost; the pool will reconnect'),
     }));
   let app: FastifyInstance | undefined;
+  let mpesa: MpesaRuntime | undefined;
   try {
     await database.withStartupLock(async () => {
       await database.migrate();
@@ -56,20 +59,28 @@ export async function startShop(config: AppConfig, options: { database?: Databas
     });
     await fs.mkdir(path.join(config.dataDir, 'uploads'), { recursive: true });
     const mailer = loggingMailer(outboxMailer(path.join(config.dataDir, 'outbox'), config.mailFrom), log);
-    app = await buildApp({ config, database, mailer, logger: log });
-    const url = await app.listen({ port: config.port, host: config.host });
+    mpesa = await startMpesa(config.mpesa, config.publicUrl, database.db, log);
+    app = await buildApp({ config, database, mailer, logger: log, payments: mpesa });
+    const address = await app.listen({ port: config.port, host: config.host });
+    const url = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
+    mpesa.listening(url);
+    mpesa.startReconciler();
     const running = app;
+    const payments = mpesa;
     return {
       app: running,
       database,
-      url: url.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1'),
+      mpesa: payments,
+      url,
       async close() {
         await running.close();
+        await payments.close();
         await database.close();
       },
     };
   } catch (error) {
     await app?.close().catch(() => {});
+    await mpesa?.close().catch(() => {});
     await database.close().catch(() => {});
     throw error;
   }

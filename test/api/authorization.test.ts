@@ -142,6 +142,26 @@ const MATRIX: Record<string, Row> = {
     expect: adminOnly(200),
     call: async (ctx) => ({ path: `/api/orders/${(await ownerOrder(ctx))._id}/deliver` }),
   },
+  'POST /api/orders/stkpush': {
+    // Only the order's owner may prompt for it; the phone is one the simulator leaves pending.
+    expect: { guest: 401, owner: 200, other: 404, admin: 404 },
+    call: async (ctx) => {
+      const order = await ownerOrder(ctx);
+      return {
+        path: '/api/orders/stkpush',
+        json: { orderId: order._id, phoneNumber: '0700000006', Amount: Math.ceil(order.totalPrice) },
+      };
+    },
+  },
+  'GET /api/orders/{id}/payment': {
+    expect: { guest: 401, owner: 200, other: 404, admin: 200 },
+    call: async (ctx) => ({ path: `/api/orders/${(await ownerOrder(ctx))._id}/payment` }),
+  },
+  // Daraja's callback: public by design (the secret path is the credential), always acknowledged.
+  'POST /api/hooks/daraja/stk/{token}': {
+    expect: everyone(200),
+    call: async () => ({ path: '/api/hooks/daraja/stk/not-the-secret', json: { Body: {} } }),
+  },
   'POST /api/uploads': {
     expect: adminOnly(201),
     call: async () => {

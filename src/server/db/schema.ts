@@ -145,6 +145,8 @@ export const orders = pgTable(
     totalCents: integer('total_cents').notNull(),
     isPaid: boolean('is_paid').notNull().default(false),
     paidAt: timestamp('paid_at', { withTimezone: true, mode: 'date' }),
+    /** The M-Pesa receipt (e.g. SKL4A7K2QZ) of the payment that settled it; null when paid by hand or by query only. */
+    mpesaReceipt: text('mpesa_receipt'),
     isDelivered: boolean('is_delivered').notNull().default(false),
     deliveredAt: timestamp('delivered_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
@@ -176,6 +178,45 @@ export const orderItems = pgTable(
     check('order_items_qty_positive', sql`${t.qty} > 0`),
     index('order_items_order_idx').on(t.orderId, t.position),
     index('order_items_product_idx').on(t.productId),
+  ],
+);
+
+/**
+ * Every M-Pesa payment prompt, recorded before Daraja is called so that no prompt is ever
+ * untracked. A callback or a status query moves it from pending to a terminal state once.
+ */
+export const paymentAttempts = pgTable(
+  'payment_attempts',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orderId: uuid('order_id')
+      .notNull()
+      .references(() => orders.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
+    phone: text('phone').notNull(),
+    /** Whole shillings, as Daraja charges. */
+    amount: integer('amount').notNull(),
+    merchantRequestId: text('merchant_request_id'),
+    checkoutRequestId: text('checkout_request_id'),
+    /** pending | paid | failed | timed_out | rejected */
+    status: text('status').notNull().default('pending'),
+    resultCode: text('result_code'),
+    resultDesc: text('result_desc'),
+    mpesaReceipt: text('mpesa_receipt'),
+    transactionDate: timestamp('transaction_date', { withTimezone: true, mode: 'date' }),
+    /** How the outcome became known: callback or query. */
+    settledBy: text('settled_by'),
+    queryCount: integer('query_count').notNull().default(0),
+    lastCheckedAt: timestamp('last_checked_at', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('payment_attempts_checkout_key').on(t.checkoutRequestId),
+    uniqueIndex('payment_attempts_receipt_key').on(t.mpesaReceipt),
+    index('payment_attempts_order_idx').on(t.orderId, t.createdAt.desc()),
+    index('payment_attempts_open_idx').on(t.createdAt).where(sql`${t.status} in ('pending', 'timed_out')`),
+    check('payment_attempts_amount_positive', sql`${t.amount} > 0`),
   ],
 );
 

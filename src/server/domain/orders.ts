@@ -39,6 +39,7 @@ function toOrderJson(row: OrderRow, customer: Customer, items: OrderItemRow[]): 
     totalPrice: fromCents(row.totalCents),
     isPaid: row.isPaid,
     paidAt: row.paidAt?.toISOString() ?? null,
+    mpesaReceipt: row.mpesaReceipt,
     isDelivered: row.isDelivered,
     deliveredAt: row.deliveredAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),

@@ -24,6 +24,7 @@ export default fp(
           { name: 'products', description: 'Catalogue and reviews' },
           { name: 'users', description: 'Accounts and sessions' },
           { name: 'orders', description: 'Orders and fulfilment' },
+          { name: 'payments', description: 'M-Pesa payment prompts and their results' },
           { name: 'uploads', description: 'Product images' },
           { name: 'health', description: 'Liveness and readiness' },
         ],

@@ -75,6 +75,8 @@ export const order = z.object({
   totalPrice: z.number(),
   isPaid: z.boolean(),
   paidAt: z.string().nullable(),
+  /** The M-Pesa receipt of the payment, when M-Pesa reported one. */
+  mpesaReceipt: z.string().nullable(),
   isDelivered: z.boolean(),
   deliveredAt: z.string().nullable(),
   createdAt: z.string(),

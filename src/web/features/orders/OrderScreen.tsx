@@ -11,6 +11,7 @@ import AdminOrderActions from './AdminOrderActions';
 import { useGetOrderDetailsQuery } from './api';
 import OrderItemsList from './OrderItemsList';
 import OrderSummary from './OrderSummary';
+import PaymentStatus from './PaymentStatus';
 import PayOrder from './PayOrder';
 
 /** Dates are shown as their first 10 characters, the day (spec §9). */
@@ -74,11 +75,7 @@ export default function OrderScreen() {
                 <strong>Method: </strong>
                 {order.paymentMethod}
               </p>
-              {order.isPaid ? (
-                <Message variant="success">Paid on {day(order.paidAt)}</Message>
-              ) : (
-                <Message variant="danger">Not Paid</Message>
-              )}
+              <PaymentStatus order={order} canPay={isOwner} />
             </ListGroup.Item>
             <ListGroup.Item className="px-0 py-3">
               <h2 className="h4">Order Items</h2>

@@ -1,20 +1,68 @@
+import { type FormEvent, useState } from 'react';
 import Button from 'react-bootstrap/Button';
+import Form from 'react-bootstrap/Form';
+import Spinner from 'react-bootstrap/Spinner';
+import { useNavigate } from 'react-router';
+import { formatKsh } from '../../../shared/money';
 import type { Order } from '../../../shared/schemas/orders';
+import { paths } from '../../app/paths';
+import { toastErrors, toastSuccess } from '../../lib/toast';
+import { paymentsApi, useSendPaymentPromptMutation } from './paymentsApi';
 
 /**
- * Where the owner of an unpaid order pays. The M-Pesa prompt comes in a later issue and will
- * replace this file; until then it must not pretend to pay, so the button stays disabled.
+ * Where the owner of an unpaid order pays (spec §2, §7): the shop sends an M-Pesa prompt to the
+ * number given, shows the server's msg as a toast and goes home; the order page shows the result.
  */
 export default function PayOrder({ order }: { order: Order }) {
-  const noteId = `pay-note-${order._id}`;
+  const navigate = useNavigate();
+  const [phoneNumber, setPhoneNumber] = useState(order.shippingAddress.phoneNumber);
+  const [sendPrompt, { isLoading: sending }] = useSendPaymentPromptMutation();
+  // Read, not subscribed: PaymentStatus keeps this up to date.
+  const { data: status } = paymentsApi.endpoints.getPaymentStatus.useQueryState(order._id);
+  const waiting = status?.lastAttempt?.status === 'pending';
+  // M-Pesa charges whole shillings: the total rounded up, as the server expects.
+  const amount = Math.ceil(order.totalPrice);
+  const hintId = `mpesa-phone-hint-${order._id}`;
+
+  async function pay(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    try {
+      const { msg } = await sendPrompt({ orderId: order._id, phoneNumber: phoneNumber.trim(), Amount: amount }).unwrap();
+      toastSuccess(msg);
+      navigate(paths.home);
+    } catch (error) {
+      toastErrors(error);
+    }
+  }
+
   return (
-    <div>
-      <Button variant="success" className="w-100" disabled aria-describedby={noteId}>
+    <Form onSubmit={pay}>
+      <Form.Group controlId={`mpesa-phone-${order._id}`} className="mb-3">
+        <Form.Label>M-Pesa phone number</Form.Label>
+        <Form.Control
+          type="tel"
+          inputMode="numeric"
+          autoComplete="tel"
+          placeholder="0712345678"
+          required
+          maxLength={20}
+          value={phoneNumber}
+          onChange={(e) => setPhoneNumber(e.target.value)}
+          aria-describedby={hintId}
+        />
+        <Form.Text id={hintId}>
+          {waiting
+            ? 'A prompt is already on its way to your phone. If it does not come, wait a minute and send it again.'
+            : 'M-Pesa sends a prompt to this phone; enter your PIN there.'}
+        </Form.Text>
+      </Form.Group>
+      <p className="mb-3">
+        You will pay <strong>{formatKsh(amount)}</strong>
+      </p>
+      <Button type="submit" variant="success" className="w-100" disabled={sending}>
+        {sending && <Spinner animation="border" size="sm" aria-hidden="true" className="me-2" />}
         Pay with M-Pesa
       </Button>
-      <p id={noteId} className="small text-body-secondary mt-2 mb-0">
-        M-Pesa payment will be available here soon. The shop marks your order paid when it receives your payment.
-      </p>
-    </div>
+    </Form>
   );
 }

@@ -1,0 +1,98 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { MpesaConfig } from '../config.js';
+import type { Db } from '../db/client.js';
+import { sharedSecret } from '../db/meta.js';
+import { createDarajaClient, type DarajaClient } from './daraja-client.js';
+import { type PaymentDeps, reconcilePendingPayments } from './payments.js';
+
+/**
+ * The shop's M-Pesa wiring: the Daraja client (pointed at Safaricom, or at the local simulator
+ * started here when MPESA_ENV=simulator), the callback URL with its secret, and the reconciler
+ * that confirms prompts whose callback never came.
+ */
+export interface MpesaRuntime {
+  deps: PaymentDeps;
+  callbackSecret: () => string;
+  /** Tells the runtime where the shop listens (the simulator calls back there). */
+  listening(url: string): void;
+  startReconciler(): void;
+  /** One reconciliation pass now (tests and the interval use it). */
+  reconcileNow(): ReturnType<typeof reconcilePendingPayments>;
+  close(): Promise<void>;
+}
+
+interface Closable {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startMpesa(config: MpesaConfig, publicUrl: string, db: Db, log: FastifyBaseLogger): Promise<MpesaRuntime> {
+  const secret = config.callbackSecret ?? (await sharedSecret(db, 'mpesa_callback_secret'));
+  let simulator: Closable | undefined;
+  let baseUrl = config.baseUrl;
+  if (config.env === 'simulator') {
+    // Loaded only in simulator mode: the test double lives apart from the shop's code.
+    const { startDarajaSimulator } = await import('../../../tools/daraja-simulator/index.js');
+    simulator = await startDarajaSimulator({
+      consumerKey: config.consumerKey,
+      consumerSecret: config.consumerSecret,
+      shortcode: config.shortcode,
+      passkey: config.passkey,
+      callbackDelayMs: config.simulatorDelayMs,
+      log: (msg, data) => log.info({ simulator: true, ...data }, msg),
+    });
+    baseUrl = simulator.url;
+    log.info({ url: simulator.url }, 'M-Pesa simulator started (MPESA_ENV=simulator)');
+  }
+  if (!baseUrl) throw new Error('no Daraja base URL');
+
+  const daraja: DarajaClient = createDarajaClient({
+    baseUrl,
+    consumerKey: config.consumerKey,
+    consumerSecret: config.consumerSecret,
+    shortcode: config.shortcode,
+    passkey: config.passkey,
+    transactionType: config.transactionType,
+    ...(config.tillNumber && { tillNumber: config.tillNumber }),
+  });
+
+  let listenUrl = publicUrl;
+  const callbackBase = () => (config.env === 'simulator' ? listenUrl : (config.callbackBaseUrl ?? publicUrl));
+  const deps: PaymentDeps = {
+    db,
+    daraja,
+    log,
+    promptCooldownMs: config.promptCooldownMs,
+    callbackUrl: () => `${callbackBase()}/api/hooks/daraja/stk/${secret}`,
+  };
+
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> | undefined;
+  const reconcileNow = () =>
+    reconcilePendingPayments(deps, { olderThanMs: config.reconcileAfterMs, giveUpAfterMs: config.giveUpAfterMs });
+
+  return {
+    deps,
+    callbackSecret: () => secret,
+    listening(url) {
+      listenUrl = url;
+    },
+    startReconciler() {
+      timer = setInterval(() => {
+        if (running) return;
+        running = reconcileNow()
+          .catch((error: unknown) => log.warn({ err: error }, 'M-Pesa reconciliation failed; will retry'))
+          .finally(() => {
+            running = undefined;
+          });
+      }, config.reconcileIntervalMs);
+      timer.unref();
+    },
+    reconcileNow,
+    async close() {
+      if (timer) clearInterval(timer);
+      await running;
+      await simulator?.close();
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errorBody, idParams } from '../../shared/schemas/common.js';
+import { paymentStatus, stkPushBody, stkPushResponse } from '../../shared/schemas/payments.js';
+import type { RateLimitRule } from '../config.js';
+import { parseStkCallback } from '../mpesa/daraja-client.js';
+import { type PaymentDeps, paymentStatus as readPaymentStatus, requestPayment, settleCallback } from '../mpesa/payments.js';
+import { currentUser } from '../plugins/sessions.js';
+
+const tags = ['payments'];
+const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 429: errorBody, 502: errorBody, 503: errorBody };
+
+/** What Daraja gets back for every callback, at once (DARAJA.md §3.5). */
+const ACK = { ResultCode: 0, ResultDesc: 'Accepted' };
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export interface PaymentRoutesOptions {
+  deps: PaymentDeps;
+  callbackSecret: () => string;
+  promptsPerUser: RateLimitRule;
+}
+
+const paymentRoutes: FastifyPluginAsyncZod<PaymentRoutesOptions> = async (app, { deps, callbackSecret, promptsPerUser }) => {
+  app.post('/api/orders/stkpush', {
+    onRequest: app.requireUser,
+    config: {
+      rateLimit: {
+        max: promptsPerUser.max,
+        timeWindow: promptsPerUser.windowMs,
+        // Counted per shopper (the guard above has loaded them), whatever network they are on.
+        keyGenerator: (request) => request.user?.id ?? request.ip,
+      },
+    },
+    schema: {
+      tags,
+      summary: 'Send the M-Pesa payment prompt (STK push) for one of your unpaid orders',
+      body: stkPushBody,
+      response: { 200: stkPushResponse, ...errors },
+    },
+    handler: (request) => requestPayment(deps, currentUser(request), request.body),
+  });
+
+  app.get('/api/orders/:id/payment', {
+    onRequest: app.requireUser,
+    schema: {
+      tags,
+      summary: 'Where paying an order stands: paid or not, and its latest M-Pesa prompt (owner or admin)',
+      params: idParams,
+      response: { 200: paymentStatus, ...errors },
+    },
+    handler: (request) => readPaymentStatus(deps.db, currentUser(request), request.params.id),
+  });
+
+  app.post('/api/hooks/daraja/stk/:token', {
+    config: { xsrf: false },
+    schema: {
+      tags,
+      summary: 'Daraja posts STK results here; the path carries the shop’s callback secret',
+      params: z.object({ token: z.string().max(200) }),
+      body: z.unknown(),
+      response: { 200: z.object({ ResultCode: z.number(), ResultDesc: z.string() }) },
+    },
+    handler: async (request) => {
+      if (!sameSecret(request.params.token, callbackSecret())) {
+        request.log.warn({ ip: request.ip }, 'M-Pesa callback with a wrong secret ignored');
+        return ACK;
+      }
+      const callback = parseStkCallback(request.body);
+      if (!callback) {
+        request.log.warn('M-Pesa callback that is not an STK result ignored');
+        return ACK;
+      }
+      await settleCallback(deps, callback);
+      return ACK;
+    },
+  });
+};
+
+export default paymentRoutes;

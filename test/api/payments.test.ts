@@ -1,0 +1,289 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Order } from '../../src/shared/schemas/orders.js';
+import type { PaymentStatus, StkPushResponse } from '../../src/shared/schemas/payments.js';
+import type { ApiClient } from '../support/client.js';
+import { createProduct, expectClientError, NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
+import { startTestShop, type TestShop } from '../support/shop.js';
+
+/**
+ * M-Pesa payments end to end over real HTTP: the shop's Daraja client talks to the local Daraja
+ * simulator, which answers by phone number and posts its callbacks back to the shop.
+ */
+
+const SIMULATOR_DELAY_MS = 300;
+const RECONCILE_AFTER_MS = 400;
+
+let shop: TestShop;
+let admin: ApiClient;
+
+beforeAll(async () => {
+  shop = await startTestShop({
+    MPESA_ENV: 'simulator',
+    MPESA_SIMULATOR_DELAY_MS: String(SIMULATOR_DELAY_MS),
+    MPESA_RECONCILE_AFTER_MS: String(RECONCILE_AFTER_MS),
+    // The tests run the reconciler themselves, so its timing is theirs.
+    MPESA_RECONCILE_INTERVAL_MS: '3600000',
+    RATE_LIMIT_STKPUSH_MAX: '1000',
+  });
+  admin = await shop.admin();
+});
+afterAll(() => shop?.stop());
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A shopper with a fresh unpaid order. */
+async function shopperWithOrder(price = 1234.5): Promise<{ shopper: ApiClient; order: Order; due: number }> {
+  const product = await createProduct(admin, { price, countInStock: 50 });
+  const shopper = await shop.shopper('Mpesa Payer');
+  const order = (await placeOrder(shopper, [{ _id: product._id, qty: 1 }])).body as Order;
+  return { shopper, order, due: Math.ceil(order.totalPrice) };
+}
+
+function pay(client: ApiClient, order: Order, phoneNumber: string, Amount = Math.ceil(order.totalPrice)) {
+  return client.post<StkPushResponse>('/api/orders/stkpush', { orderId: order._id, phoneNumber, Amount });
+}
+
+async function status(client: ApiClient, orderId: string): Promise<PaymentStatus> {
+  const res = await client.get<PaymentStatus>(`/api/orders/${orderId}/payment`);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body;
+}
+
+/** Waits until the latest prompt of the order has left `pending`. */
+async function settled(client: ApiClient, orderId: string): Promise<PaymentStatus> {
+  await expect
+    .poll(async () => (await status(client, orderId)).lastAttempt?.status, { timeout: 5000, interval: 100 })
+    .not.toBe('pending');
+  return status(client, orderId);
+}
+
+async function attemptsOf(orderId: string) {
+  const result = (await shop.database.db.execute(
+    sql`SELECT status, result_code, mpesa_receipt, settled_by FROM payment_attempts WHERE order_id = ${orderId} ORDER BY created_at`,
+  )) as unknown as {
+    rows: { status: string; result_code: string | null; mpesa_receipt: string | null; settled_by: string | null }[];
+  };
+  return result.rows;
+}
+
+describe('paying an order with M-Pesa', () => {
+  it('sends the prompt, and the success callback marks the order paid with its receipt', async () => {
+    const { shopper, order, due } = await shopperWithOrder(1234.5);
+    expect(due).toBe(Math.ceil(order.totalPrice));
+    const res = await pay(shopper, order, '0708374149');
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.msg).toContain('0708 *** 149');
+    expect(res.body.msg).toContain(`Ksh. ${due.toLocaleString('en-KE')}.00`);
+    expect(res.body.checkoutRequestId).toMatch(/^ws_CO_/);
+
+    const waiting = await status(shopper, order._id);
+    expect(waiting).toMatchObject({ isPaid: false, amountDue: due, lastAttempt: { status: 'pending', phone: '0708 *** 149' } });
+
+    const done = await settled(shopper, order._id);
+    expect(done.isPaid).toBe(true);
+    expect(done.receipt).toMatch(/^[A-Z][A-Z0-9]{9}$/);
+    expect(done.lastAttempt).toMatchObject({ status: 'paid', receipt: done.receipt, amount: due, reason: null });
+    const paidOrder = (await shopper.get<Order>(`/api/orders/${order._id}`)).body;
+    expect(paidOrder).toMatchObject({ isPaid: true, mpesaReceipt: done.receipt });
+    expect(paidOrder.paidAt).not.toBeNull();
+    // The admin's list shows it paid too.
+    const listed = (await admin.get<Order[]>('/api/orders?isPaid=true')).body.find((o) => o._id === order._id);
+    expect(listed?.paidAt).toBe(paidOrder.paidAt);
+  });
+
+  it('accepts every common way of writing the number', async () => {
+    for (const phone of ['+254708374149', '254 708 374 149', '0708-374-149']) {
+      const { shopper, order } = await shopperWithOrder();
+      expect((await pay(shopper, order, phone)).status, phone).toBe(200);
+      expect((await settled(shopper, order._id)).isPaid).toBe(true);
+    }
+  });
+
+  it('marks the order paid once when the callback arrives twice', async () => {
+    const { shopper, order } = await shopperWithOrder();
+    expect((await pay(shopper, order, '0700000005')).status).toBe(200);
+    const first = await settled(shopper, order._id);
+    expect(first.isPaid).toBe(true);
+    await sleep(SIMULATOR_DELAY_MS + 400); // the second delivery comes shortly after the first
+    const after = await status(shopper, order._id);
+    expect(after.paidAt).toBe(first.paidAt);
+    expect(after.receipt).toBe(first.receipt);
+    expect(await attemptsOf(order._id)).toEqual([
+      { status: 'paid', result_code: '0', mpesa_receipt: first.receipt, settled_by: 'callback' },
+    ]);
+  });
+
+  it.each([
+    ['0700000001', 'failed', '1032', 'You cancelled the M-Pesa prompt.'],
+    ['0700000002', 'timed_out', '1037', 'timed out'],
+    ['0700000003', 'failed', '2001', 'The M-Pesa PIN was wrong.'],
+    ['0700000004', 'failed', '1', 'Your M-Pesa balance was not enough'],
+  ])('leaves the order unpaid with the reason when %s answers', async (phone, state, code, reason) => {
+    const { shopper, order } = await shopperWithOrder();
+    expect((await pay(shopper, order, phone)).status).toBe(200);
+    const result = await settled(shopper, order._id);
+    expect(result.isPaid).toBe(false);
+    expect(result.lastAttempt).toMatchObject({ status: state, resultCode: code });
+    expect(result.lastAttempt?.reason).toContain(reason);
+    expect((await shopper.get<Order>(`/api/orders/${order._id}`)).body.isPaid).toBe(false);
+    // The shopper can try again at once, and pay.
+    expect((await pay(shopper, order, '0708374149')).status).toBe(200);
+    expect((await settled(shopper, order._id)).isPaid).toBe(true);
+  });
+
+  it('settles a prompt whose callback never comes with the reconciler’s status query', async () => {
+    const { shopper, order } = await shopperWithOrder();
+    expect((await pay(shopper, order, '0700000006')).status).toBe(200);
+    await sleep(Math.max(SIMULATOR_DELAY_MS, RECONCILE_AFTER_MS) + 200);
+    expect((await status(shopper, order._id)).lastAttempt?.status).toBe('pending');
+    const run = await shop.mpesa.reconcileNow();
+    expect(run.settled).toBe(1);
+    const done = await status(shopper, order._id);
+    expect(done).toMatchObject({ isPaid: true, lastAttempt: { status: 'paid' } });
+    expect(await attemptsOf(order._id)).toEqual([{ status: 'paid', result_code: '0', mpesa_receipt: null, settled_by: 'query' }]);
+  });
+
+  it('queries each waiting prompt once even when reconcilers run at the same time', async () => {
+    const { shopper, order } = await shopperWithOrder();
+    await pay(shopper, order, '0700000006');
+    await sleep(Math.max(SIMULATOR_DELAY_MS, RECONCILE_AFTER_MS) + 200);
+    const runs = await Promise.all([shop.mpesa.reconcileNow(), shop.mpesa.reconcileNow(), shop.mpesa.reconcileNow()]);
+    expect(runs.reduce((n, r) => n + r.settled, 0)).toBe(1);
+    expect((await status(shopper, order._id)).isPaid).toBe(true);
+  });
+});
+
+describe('callbacks that must change nothing', () => {
+  function callbackBody(checkoutRequestId: string, amount: number, receipt = 'SKF0RGED01') {
+    return {
+      Body: {
+        stkCallback: {
+          MerchantRequestID: '29115-34620561-1',
+          CheckoutRequestID: checkoutRequestId,
+          ResultCode: 0,
+          ResultDesc: 'The service request is processed successfully.',
+          CallbackMetadata: {
+            Item: [
+              { Name: 'Amount', Value: amount },
+              { Name: 'MpesaReceiptNumber', Value: receipt },
+              { Name: 'Balance' },
+              { Name: 'TransactionDate', Value: 20261121093041 },
+              { Name: 'PhoneNumber', Value: 254700000006 },
+            ],
+          },
+        },
+      },
+    };
+  }
+
+  /** Daraja (or a forger) calling the hook: no cookie, no XSRF header. */
+  function postHook(token: string, body: unknown) {
+    return fetch(`${shop.url}/api/hooks/daraja/stk/${token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  }
+
+  it('ignores a wrong secret, an unknown CheckoutRequestID and a wrong amount; accepts the genuine one', async () => {
+    const { shopper, order, due } = await shopperWithOrder();
+    const { checkoutRequestId } = (await pay(shopper, order, '0700000006')).body; // no callback will come from the simulator
+    const secret = shop.mpesa.callbackSecret();
+
+    const wrongSecret = await postHook('not-the-secret', callbackBody(checkoutRequestId, due));
+    expect(wrongSecret.status).toBe(200);
+    expect(await wrongSecret.json()).toEqual({ ResultCode: 0, ResultDesc: 'Accepted' });
+    expect((await postHook(secret, callbackBody('ws_CO_000000000000000000000000', due))).status).toBe(200);
+    expect((await postHook(secret, callbackBody(checkoutRequestId, 1))).status).toBe(200);
+    expect((await postHook(secret, { hello: 'world' })).status).toBe(200);
+    const untouched = await status(shopper, order._id);
+    expect(untouched).toMatchObject({ isPaid: false, lastAttempt: { status: 'pending' } });
+
+    // The same callback with the right secret and amount is the real thing.
+    expect((await postHook(secret, callbackBody(checkoutRequestId, due, 'SKGENUINE1'))).status).toBe(200);
+    expect(await status(shopper, order._id)).toMatchObject({ isPaid: true, receipt: 'SKGENUINE1' });
+    // Replaying it, or reusing its receipt for another order, credits nothing more.
+    const other = await shopperWithOrder();
+    await sleep(SIMULATOR_DELAY_MS + 100); // the simulator holds one open prompt per phone
+    const otherCheckout = (await pay(other.shopper, other.order, '0700000006')).body.checkoutRequestId;
+    await postHook(secret, callbackBody(otherCheckout, other.due, 'SKGENUINE1'));
+    expect((await status(other.shopper, other.order._id)).isPaid).toBe(false);
+  });
+});
+
+describe('who may pay, and what', () => {
+  it('refuses another user, guests, and a tampered amount; never reveals someone else’s payment', async () => {
+    const { shopper, order, due } = await shopperWithOrder(999.99);
+    const stranger = await shop.shopper('Stranger');
+    expectClientError(await pay(stranger, order, '0708374149'), 404, 'Order not found');
+    expectClientError(await stranger.get(`/api/orders/${order._id}/payment`), 404);
+    expectClientError(await pay(shop.client(), order, '0708374149'), 401);
+    expectClientError(await shop.client().get(`/api/orders/${order._id}/payment`), 401);
+    expect((await admin.get<PaymentStatus>(`/api/orders/${order._id}/payment`)).status).toBe(200);
+
+    expectClientError(
+      await pay(shopper, order, '0708374149', 1),
+      400,
+      `The amount to pay for this order is Ksh. ${due.toLocaleString('en-KE')}.00`,
+    );
+    expectClientError(await pay(shopper, order, '0708374149', due + 1), 400, 'The amount to pay');
+    expectClientError(
+      await pay(shopper, order, '0708374149', order.totalPrice === due ? due - 1 : order.totalPrice),
+      400,
+      'The amount to pay',
+    );
+    expect((await status(shopper, order._id)).lastAttempt).toBeNull();
+  });
+
+  it.each(['0812345678', '12345', '+44 7700 900123', 'not a phone', '2547083741490'])(
+    'refuses the phone number %s',
+    async (phone) => {
+      const { shopper, order } = await shopperWithOrder();
+      expectClientError(await pay(shopper, order, phone), 400, 'Safaricom number');
+    },
+  );
+
+  it('refuses a paid order, and a second prompt while one is waiting', async () => {
+    const { shopper, order } = await shopperWithOrder();
+    await sleep(SIMULATOR_DELAY_MS + 100); // an earlier test's prompt on this phone is closed by then
+    expect((await pay(shopper, order, '0700000006')).status).toBe(200);
+    expectClientError(await pay(shopper, order, '0708374149'), 429, 'less than a minute ago');
+    await admin.put(`/api/orders/${order._id}`);
+    expectClientError(await pay(shopper, order, '0708374149'), 400, 'already paid');
+  });
+
+  it.each([
+    [{}, 'Not a valid id'],
+    [{ orderId: 'x', phoneNumber: '0708374149', Amount: 10 }, 'Not a valid id'],
+    [{ orderId: '00000000-0000-4000-8000-000000000000', phoneNumber: '0708374149', Amount: 'ten' }, 'Amount must be a number'],
+    [{ orderId: '00000000-0000-4000-8000-000000000000', Amount: 10 }, 'phone number'],
+  ])('refuses the malformed body %j', async (body, msg) => {
+    const shopper = await shop.shopper();
+    expectClientError(await shopper.post('/api/orders/stkpush', body), 400, msg);
+  });
+});
+
+describe('prompts per shopper', () => {
+  let limited: TestShop;
+  beforeAll(async () => {
+    limited = await startTestShop({
+      MPESA_SIMULATOR_DELAY_MS: '100',
+      RATE_LIMIT_STKPUSH_MAX: '2',
+      MPESA_RECONCILE_INTERVAL_MS: '3600000',
+    });
+  });
+  afterAll(() => limited?.stop());
+
+  it('answers 429 past the limit, across different orders', async () => {
+    const owner = await limited.admin();
+    const product = await createProduct(owner, { price: 100, countInStock: 10 });
+    const shopper = await limited.shopper();
+    const orders = await Promise.all(
+      [1, 2, 3].map(async () => (await placeOrder(shopper, [{ _id: product._id, qty: 1 }], NAIROBI_ADDRESS)).body as Order),
+    );
+    expect((await pay(shopper, orders[0]!, '0708374149')).status).toBe(200);
+    expect((await pay(shopper, orders[1]!, '0711111111')).status).toBe(200);
+    expectClientError(await pay(shopper, orders[2]!, '0708374149'), 429, 'Too many attempts');
+  });
+});

@@ -1,0 +1,157 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { webDistDir } from '../../src/server/paths.js';
+import { formatKsh } from '../../src/shared/money.js';
+import type { Order } from '../../src/shared/schemas/orders.js';
+import type { ProductPage } from '../../src/shared/schemas/products.js';
+import type { ApiClient } from '../support/client.js';
+import { NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestShop, type TestShop } from '../support/shop.js';
+import { launchBrowser, newVisitor, PHONE, screenshotBoth } from './support/browser.js';
+
+/**
+ * Paying an order with M-Pesa from the order page, against the shop's own Daraja simulator, which
+ * answers by phone number (0708374149 pays, 0700000001 cancels). Its answer comes a few seconds
+ * after the prompt, long enough to see the order page wait for it and then change by itself.
+ */
+const SIMULATOR_DELAY_MS = 4000;
+const SETTLED_WITHIN_MS = 20_000;
+/** Each case waits for one or two simulated prompts, more than the default 30 s on a busy machine allows for. */
+const CASE_TIMEOUT_MS = 90_000;
+
+let shop: TestShop;
+let browser: Browser;
+let productId: string;
+
+beforeAll(async () => {
+  if (!fs.existsSync(path.join(webDistDir, 'index.html'))) {
+    throw new Error('dist/web is not built: npm test builds it first (vite build)');
+  }
+  [shop, browser] = await Promise.all([
+    startTestShop({ WEB_DIR: webDistDir, MPESA_SIMULATOR_DELAY_MS: String(SIMULATOR_DELAY_MS) }),
+    launchBrowser(),
+  ]);
+  const catalogue = (await shop.client().get<ProductPage>('/api/products')).body;
+  const inStock = catalogue.products.find((p) => p.countInStock >= 5);
+  if (!inStock) throw new Error('the demo catalogue has no product in stock');
+  productId = inStock._id;
+});
+afterAll(async () => {
+  await browser?.close();
+  await shop?.stop();
+});
+
+async function signIn(page: Page, email: string, password: string) {
+  await page.goto('/login');
+  await page.getByLabel('Email Address').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign In' }).click();
+  await page.waitForURL((url) => url.pathname === '/');
+}
+
+/** A new shopper with an order placed through the API, signed in on a phone-sized browser. */
+async function shopperWithOrder() {
+  const shopper: ApiClient = await shop.shopper('Njeri Wambui');
+  const placed = await placeOrder(shopper, [{ _id: productId, qty: 1 }]);
+  expect(placed.status, JSON.stringify(placed.body)).toBe(201);
+  const visitor = await newVisitor(browser, shop, PHONE);
+  await signIn(visitor.page, shopper.user!.email, 'shopper-pass-1');
+  return { shopper, order: placed.body as Order, ...visitor };
+}
+
+/** Fills the M-Pesa number, sends the prompt, and checks the toast and the way home (spec §2, §7). */
+async function payWith(page: Page, phone: string, masked: string) {
+  await page.getByLabel('M-Pesa phone number').fill(phone);
+  await page.getByRole('button', { name: 'Pay with M-Pesa' }).click();
+  await page.waitForURL((url) => url.pathname === '/');
+  await expect.poll(() => page.getByText(`We sent an M-Pesa prompt to ${masked}.`).first().isVisible()).toBe(true);
+}
+
+const waitingText = 'Waiting for M-Pesa confirmation…';
+const receiptPattern = /M-Pesa receipt [A-Z0-9]{10}/;
+
+describe('a shopper pays an order with M-Pesa', () => {
+  it('sends the prompt, goes home, then sees the order wait and turn paid with its receipt', {
+    timeout: CASE_TIMEOUT_MS,
+  }, async () => {
+    const { shopper, order, page, problems, context } = await shopperWithOrder();
+    await page.goto(`/order/${order._id}`);
+
+    const phoneField = page.getByLabel('M-Pesa phone number');
+    await expect.poll(() => phoneField.inputValue()).toBe(NAIROBI_ADDRESS.phoneNumber);
+    expect(await phoneField.getAttribute('type')).toBe('tel');
+    expect(await phoneField.getAttribute('inputmode')).toBe('numeric');
+    expect(await phoneField.getAttribute('autocomplete')).toBe('tel');
+    const amount = Math.ceil(order.totalPrice);
+    expect(await page.getByText(`You will pay ${formatKsh(amount)}`).isVisible()).toBe(true);
+    await expect.poll(() => page.getByText('Not Paid').isVisible()).toBe(true);
+
+    await payWith(page, '0708374149', '0708 *** 149');
+
+    // Back on the order while the prompt is open: the page waits, then changes without a reload.
+    await page.goto(`/order/${order._id}`);
+    await expect.poll(() => page.getByText(waitingText).isVisible()).toBe(true);
+    expect(await page.getByText('0708 *** 149').first().isVisible()).toBe(true);
+    expect(await page.locator('[aria-live="polite"]').getByText(waitingText).count()).toBe(1);
+    await screenshotBoth(page, 'order-paying');
+
+    await expect.poll(() => page.getByText(receiptPattern).isVisible(), { timeout: SETTLED_WITHIN_MS }).toBe(true);
+    const paid = (await shopper.get<Order>(`/api/orders/${order._id}`)).body;
+    expect(paid.isPaid).toBe(true);
+    expect(paid.mpesaReceipt).toMatch(/^[A-Z0-9]{10}$/);
+    const paidDay = paid.paidAt!.slice(0, 10);
+    expect(paidDay).toBe(new Date().toISOString().slice(0, 10));
+    expect(await page.getByText(`Paid on ${paidDay}`).isVisible()).toBe(true);
+    expect(await page.getByText(`M-Pesa receipt ${paid.mpesaReceipt}`).isVisible()).toBe(true);
+    expect(await page.getByText('Not Paid').count()).toBe(0);
+    expect(await page.getByText(waitingText).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Pay with M-Pesa' }).count()).toBe(0);
+    await screenshotBoth(page, 'order-paid');
+    expect(problems).toEqual([]);
+    await context.close();
+
+    // The admin's order list shows the day it was paid in the PAID column.
+    const admin = await newVisitor(browser, shop);
+    await signIn(admin.page, ADMIN_EMAIL, ADMIN_PASSWORD);
+    await admin.page.goto('/admin/orderlist');
+    const row = admin.page.getByRole('row').filter({ hasText: order._id });
+    await expect.poll(() => row.count()).toBe(1);
+    const headers = await admin.page.getByRole('columnheader').allInnerTexts();
+    const paidColumn = headers.findIndex((text) => text.trim() === 'PAID');
+    expect(paidColumn).toBeGreaterThan(0);
+    expect((await row.getByRole('cell').nth(paidColumn).innerText()).trim()).toBe(paidDay);
+    expect(admin.problems).toEqual([]);
+    await admin.context.close();
+  });
+
+  it('shows why a cancelled prompt failed, keeps the form, and a second try pays', { timeout: CASE_TIMEOUT_MS }, async () => {
+    const { order, page, problems, context } = await shopperWithOrder();
+    await page.goto(`/order/${order._id}`);
+    await expect.poll(() => page.getByLabel('M-Pesa phone number').isVisible()).toBe(true);
+
+    // A number M-Pesa cannot prompt: the server's message shows as an error toast, and the page stays.
+    await page.getByLabel('M-Pesa phone number').fill('12345');
+    await page.getByRole('button', { name: 'Pay with M-Pesa' }).click();
+    await expect.poll(() => page.getByText('Enter a Safaricom number').first().isVisible()).toBe(true);
+    expect(new URL(page.url()).pathname).toBe(`/order/${order._id}`);
+
+    await payWith(page, '0700000001', '0700 *** 001');
+    await page.goto(`/order/${order._id}`);
+    const reason = page.getByText('You cancelled the M-Pesa prompt.');
+    await expect.poll(() => reason.isVisible(), { timeout: SETTLED_WITHIN_MS }).toBe(true);
+    expect(await page.getByText('Not Paid').isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Pay with M-Pesa' }).isEnabled()).toBe(true);
+    await screenshotBoth(page, 'order-payment-failed');
+
+    await payWith(page, '0708374149', '0708 *** 149');
+    await page.goto(`/order/${order._id}`);
+    await expect.poll(() => page.getByText(receiptPattern).isVisible(), { timeout: SETTLED_WITHIN_MS }).toBe(true);
+    await expect.poll(() => page.getByText(/^Paid on \d{4}-\d{2}-\d{2}$/).isVisible()).toBe(true);
+    expect(await reason.count()).toBe(0);
+    // The only console noise allowed is the refused prompt's 400 response.
+    expect(problems.filter((p) => !p.includes('status of 400'))).toEqual([]);
+    await context.close();
+  });
+});

@@ -1,0 +1,512 @@
+/**
+ * Daraja simulator — a TEST DOUBLE for Safaricom's M-Pesa Daraja API. It is not part of the shop.
+ *
+ * Safaricom's Daraja cannot be reached from development machines or CI (and its sandbox cannot be
+ * told which result to return), so this small HTTP server stands in for it. It speaks Daraja's
+ * wire contract — paths, request and response bodies, error bodies and status codes, as described
+ * in /work/shared/mpesa/DARAJA.md §1–§4 and §9 — for the three calls the shop makes:
+ *
+ *   GET  /oauth/v1/generate?grant_type=client_credentials   (HTTP Basic consumer key:secret)
+ *   POST /mpesa/stkpush/v1/processrequest                    (Bearer token)
+ *   POST /mpesa/stkpushquery/v1/query                        (Bearer token)
+ *
+ * After an accepted STK push, the "prompt" stays open for `callbackDelayMs`; then its outcome
+ * resolves (chosen by the PhoneNumber, see SIMULATOR_OUTCOMES) and the callback is POSTed to the
+ * push's CallBackURL, once, twice or never. The query answers "being processed" while the prompt is
+ * open and the result afterwards. Every callback attempt is recorded in `deliveries`.
+ *
+ * Rules of the double:
+ * - Self-contained: it imports nothing from src/ and the shop must only ever talk to it over HTTP,
+ *   through the same client it uses for Safaricom (MPESA_ENV=simulator).
+ * - Bound to loopback (127.0.0.1) by default; it never calls the real Daraja. The only outbound
+ *   requests are the callbacks, to the URL the caller supplied.
+ * - No retries of callbacks (Safaricom says it does not retry); 'twice' exists to test idempotency.
+ * - It never logs the Password, passkey, consumer secret, tokens or the callback URL's path.
+ * - Beyond Daraja's observable behaviour it only adds the phone-number outcome table; there is no
+ *   control API.
+ *
+ * Standalone: `npx tsx tools/daraja-simulator/cli.ts` (see cli.ts).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  checkoutRequestId as formatCheckoutRequestId,
+  isCallbackUrl,
+  isTextOfLength,
+  isValidTimestamp,
+  MSISDN_PATTERN,
+  maskForLog,
+  merchantRequestIdSequence,
+  mpesaReceipt,
+  nairobiTransactionDate,
+  newAccessToken,
+  newRequestId,
+  numericString,
+  originForLog,
+  parseAmount,
+  SHORTCODE_PATTERN,
+  stkPassword,
+} from './wire.js';
+
+export interface SimulatorOptions {
+  host?: string; // default '127.0.0.1' (loopback only)
+  port?: number; // default 0 (any free port)
+  consumerKey: string;
+  consumerSecret: string;
+  shortcode: string; // e.g. '174379'
+  passkey: string;
+  tokenTtlSeconds?: number; // default 3599 (tests set it short)
+  expiresInAsNumber?: boolean; // default false: "expires_in": "3599" as a string
+  callbackDelayMs?: number; // default 1500
+  log?: (msg: string, data?: Record<string, unknown>) => void;
+}
+export interface CallbackDelivery {
+  checkoutRequestId: string;
+  url: string;
+  status: number | null;
+  error?: string;
+  body: unknown;
+  at: Date;
+}
+export interface DarajaSimulator {
+  url: string; // e.g. http://127.0.0.1:41234 (no trailing slash)
+  deliveries: CallbackDelivery[]; // every callback POST attempted, in order
+  tokensIssued: number; // how many OAuth tokens were handed out
+  close(): Promise<void>; // stops the server and every pending timer
+}
+
+/** Outcomes by the PhoneNumber of the push. Any number not listed succeeds (ResultCode 0, callback once). */
+export const SIMULATOR_OUTCOMES: ReadonlyArray<{
+  msisdn: string;
+  local: string;
+  outcome: string;
+  resultCode: number | null;
+  callback: 'once' | 'twice' | 'never';
+}> = Object.freeze([
+  {
+    msisdn: '254708374149',
+    local: '0708374149',
+    outcome: "success (Daraja's sandbox test number)",
+    resultCode: 0,
+    callback: 'once',
+  },
+  { msisdn: '254700000001', local: '0700000001', outcome: 'cancelled by the customer', resultCode: 1032, callback: 'once' },
+  { msisdn: '254700000002', local: '0700000002', outcome: 'no response, timed out', resultCode: 1037, callback: 'once' },
+  { msisdn: '254700000003', local: '0700000003', outcome: 'wrong PIN', resultCode: 2001, callback: 'once' },
+  { msisdn: '254700000004', local: '0700000004', outcome: 'insufficient funds', resultCode: 1, callback: 'once' },
+  { msisdn: '254700000005', local: '0700000005', outcome: 'success, callback sent twice', resultCode: 0, callback: 'twice' },
+  {
+    msisdn: '254700000006',
+    local: '0700000006',
+    outcome: 'success, callback never sent (only the query knows)',
+    resultCode: 0,
+    callback: 'never',
+  },
+] as const);
+
+// ---------------------------------------------------------------------------------------------
+// Internals
+
+const RESULT_DESCRIPTIONS: Record<number, string> = {
+  0: 'The service request is processed successfully.',
+  1: 'The balance is insufficient for the transaction.',
+  1032: 'Request cancelled by user',
+  1037: 'DS timeout user cannot be reached',
+  2001: 'The initiator information is invalid.',
+};
+
+const PATHS = {
+  oauth: '/oauth/v1/generate',
+  push: '/mpesa/stkpush/v1/processrequest',
+  query: '/mpesa/stkpushquery/v1/query',
+} as const;
+
+const CALLBACK_TIMEOUT_MS = 5000;
+const SECOND_CALLBACK_GAP_MS = 200;
+const MAX_BODY_BYTES = 64 * 1024;
+
+const LOCK_MESSAGE = 'Unable to lock subscriber, a transaction is already in process for the current subscriber';
+
+interface Checkout {
+  merchantRequestId: string;
+  checkoutRequestId: string;
+  phone: string;
+  amount: number;
+  callbackUrl: string;
+  resultCode: number;
+  callback: 'once' | 'twice' | 'never';
+  state: 'open' | 'done';
+}
+
+interface DarajaErrorBody {
+  requestId: string;
+  errorCode: string;
+  errorMessage: string;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: DarajaErrorBody,
+  ) {
+    super(body.errorMessage);
+  }
+}
+
+function darajaError(status: number, errorCode: string, errorMessage: string, requestId = newRequestId()): HttpError {
+  return new HttpError(status, { requestId, errorCode, errorMessage });
+}
+
+const invalidField = (field: string): HttpError => darajaError(400, '400.002.02', `Bad Request - Invalid ${field}`);
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function outcomeFor(msisdn: string): { resultCode: number; callback: 'once' | 'twice' | 'never' } {
+  const row = SIMULATOR_OUTCOMES.find((o) => o.msisdn === msisdn);
+  return { resultCode: row?.resultCode ?? 0, callback: row?.callback ?? 'once' };
+}
+
+function describeFetchError(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  if (err.name === 'TimeoutError') return `timeout after ${CALLBACK_TIMEOUT_MS} ms`;
+  if (err.name === 'AbortError') return 'aborted: simulator closed';
+  const cause = (err as Error & { cause?: unknown }).cause;
+  if (cause && typeof cause === 'object') {
+    const code = (cause as { code?: unknown }).code;
+    const message = (cause as { message?: unknown }).message;
+    if (typeof code === 'string') return `${err.message}: ${code}`;
+    if (typeof message === 'string') return `${err.message}: ${message}`;
+  }
+  return err.message;
+}
+
+function hostForUrl(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export async function startDarajaSimulator(options: SimulatorOptions): Promise<DarajaSimulator> {
+  for (const key of ['consumerKey', 'consumerSecret', 'shortcode', 'passkey'] as const) {
+    if (typeof options[key] !== 'string' || options[key].length === 0) {
+      throw new Error(`startDarajaSimulator: option ${key} is required`);
+    }
+  }
+  const host = options.host ?? '127.0.0.1';
+  const tokenTtlSeconds = options.tokenTtlSeconds ?? 3599;
+  const callbackDelayMs = options.callbackDelayMs ?? 1500;
+  const log = options.log ?? (() => {});
+
+  const tokens = new Map<string, number>(); // token → expiry (epoch ms)
+  const checkouts = new Map<string, Checkout>(); // CheckoutRequestID → checkout
+  const openByPhone = new Map<string, Checkout>(); // PhoneNumber → open prompt
+  const deliveries: CallbackDelivery[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  const shutdown = new AbortController();
+  const nextMerchantRequestId = merchantRequestIdSequence();
+  let tokensIssued = 0;
+  let closed = false;
+
+  function schedule(fn: () => void, ms: number): void {
+    if (closed) return;
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      if (!closed) fn();
+    }, ms);
+    timers.add(timer);
+  }
+
+  // --- OAuth ---------------------------------------------------------------------------------
+
+  function handleOAuth(req: IncomingMessage, url: URL, res: ServerResponse): void {
+    const match = /^Basic\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    if (!match?.[1]) throw darajaError(400, '400.008.01', 'Invalid authentication type passed');
+    const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    const key = colon < 0 ? decoded : decoded.slice(0, colon);
+    const secret = colon < 0 ? '' : decoded.slice(colon + 1);
+    if (key !== options.consumerKey || secret !== options.consumerSecret) {
+      throw darajaError(400, '400.008.01', 'Invalid Authentication passed');
+    }
+    if (url.searchParams.get('grant_type') !== 'client_credentials') {
+      throw darajaError(400, '400.008.02', 'Invalid grant type passed');
+    }
+    const token = newAccessToken();
+    tokens.set(token, Date.now() + tokenTtlSeconds * 1000);
+    tokensIssued++;
+    log('oauth: token issued', { tokensIssued, expiresIn: tokenTtlSeconds });
+    sendJson(res, 200, {
+      access_token: token,
+      expires_in: options.expiresInAsNumber ? tokenTtlSeconds : String(tokenTtlSeconds),
+    });
+  }
+
+  function requireToken(req: IncomingMessage): void {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    const token = match?.[1];
+    const expiresAt = token === undefined ? undefined : tokens.get(token);
+    if (token !== undefined && expiresAt !== undefined && Date.now() >= expiresAt) tokens.delete(token);
+    if (expiresAt === undefined || Date.now() >= expiresAt) throw darajaError(404, '404.001.03', 'Invalid Access Token');
+  }
+
+  // --- Bodies ----------------------------------------------------------------------------------
+
+  async function readJsonObject(req: IncomingMessage): Promise<Record<string, unknown>> {
+    const mediaType = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+    // Daraja answers a missing/wrong Content-Type with this misleading message (DARAJA.md §0).
+    if (mediaType !== 'application/json') throw invalidField('BusinessShortCode');
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      const buf = chunk as Buffer;
+      size += buf.length;
+      if (size > MAX_BODY_BYTES) throw darajaError(400, '400.002.02', 'Bad Request - Request body too large');
+      chunks.push(buf);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      throw darajaError(400, '400.002.02', 'Bad Request - Invalid JSON payload');
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      throw darajaError(400, '400.002.02', 'Bad Request - Invalid JSON payload');
+    }
+    return parsed as Record<string, unknown>;
+  }
+
+  /** BusinessShortCode, Password and Timestamp: shape first, then merchant, then the password. */
+  function validateCredentialFields(body: Record<string, unknown>): { shortcode: string; password: string; timestamp: string } {
+    const shortcode = numericString(body.BusinessShortCode);
+    if (shortcode === null || !SHORTCODE_PATTERN.test(shortcode)) throw invalidField('BusinessShortCode');
+    const password = body.Password;
+    if (typeof password !== 'string' || password.length === 0) throw invalidField('Password');
+    const timestamp = numericString(body.Timestamp);
+    if (timestamp === null || !isValidTimestamp(timestamp)) throw invalidField('Timestamp');
+    return { shortcode, password, timestamp };
+  }
+
+  function checkMerchantAndPassword(shortcode: string, password: string, timestamp: string): void {
+    if (shortcode !== options.shortcode) throw darajaError(500, '500.001.1001', 'Merchant does not exist');
+    if (password !== stkPassword(shortcode, options.passkey, timestamp)) {
+      throw darajaError(500, '500.001.1001', 'Wrong credentials');
+    }
+  }
+
+  // --- STK push --------------------------------------------------------------------------------
+
+  function handlePush(body: Record<string, unknown>, res: ServerResponse): void {
+    const { shortcode, password, timestamp } = validateCredentialFields(body);
+    const type = body.TransactionType;
+    if (type !== 'CustomerPayBillOnline' && type !== 'CustomerBuyGoodsOnline') throw invalidField('TransactionType');
+    const amount = parseAmount(body.Amount);
+    if (amount === null) throw invalidField('Amount');
+    const partyA = numericString(body.PartyA);
+    if (partyA === null || !MSISDN_PATTERN.test(partyA)) throw invalidField('PartyA');
+    const partyB = numericString(body.PartyB);
+    if (partyB === null || !SHORTCODE_PATTERN.test(partyB)) throw invalidField('PartyB');
+    const phone = numericString(body.PhoneNumber);
+    if (phone === null || !MSISDN_PATTERN.test(phone)) throw invalidField('PhoneNumber');
+    const callbackUrl = body.CallBackURL;
+    if (!isCallbackUrl(callbackUrl)) throw invalidField('CallBackURL');
+    if (!isTextOfLength(body.AccountReference, 1, 12)) throw invalidField('AccountReference');
+    if (!isTextOfLength(body.TransactionDesc, 1, 13)) throw invalidField('TransactionDesc');
+
+    checkMerchantAndPassword(shortcode, password, timestamp);
+    if (openByPhone.has(phone)) throw darajaError(500, '500.001.1001', LOCK_MESSAGE);
+
+    const now = new Date();
+    let id = formatCheckoutRequestId(now, phone);
+    for (let bump = 1; checkouts.has(id); bump++) id = formatCheckoutRequestId(new Date(now.getTime() + bump), phone);
+    const checkout: Checkout = {
+      merchantRequestId: nextMerchantRequestId(),
+      checkoutRequestId: id,
+      phone,
+      amount,
+      callbackUrl,
+      ...outcomeFor(phone),
+      state: 'open',
+    };
+    checkouts.set(id, checkout);
+    openByPhone.set(phone, checkout);
+    schedule(() => resolve(checkout), callbackDelayMs);
+
+    log('stkpush: accepted', {
+      checkoutRequestId: id,
+      phone: maskForLog(phone),
+      amount,
+      resultCode: checkout.resultCode,
+      callback: checkout.callback,
+      resolvesInMs: callbackDelayMs,
+    });
+    sendJson(res, 200, {
+      MerchantRequestID: checkout.merchantRequestId,
+      CheckoutRequestID: id,
+      ResponseCode: '0',
+      ResponseDescription: 'Success. Request accepted for processing',
+      CustomerMessage: 'Success. Request accepted for processing',
+    });
+  }
+
+  // --- Resolution and callbacks ----------------------------------------------------------------
+
+  function callbackBody(checkout: Checkout, resolvedAt: Date): unknown {
+    const stkCallback: Record<string, unknown> = {
+      MerchantRequestID: checkout.merchantRequestId,
+      CheckoutRequestID: checkout.checkoutRequestId,
+      ResultCode: checkout.resultCode,
+      ResultDesc: RESULT_DESCRIPTIONS[checkout.resultCode] ?? 'The service request failed.',
+    };
+    if (checkout.resultCode === 0) {
+      stkCallback.CallbackMetadata = {
+        Item: [
+          { Name: 'Amount', Value: checkout.amount },
+          { Name: 'MpesaReceiptNumber', Value: mpesaReceipt(resolvedAt) },
+          { Name: 'Balance' },
+          { Name: 'TransactionDate', Value: nairobiTransactionDate(resolvedAt) },
+          { Name: 'PhoneNumber', Value: Number(checkout.phone) },
+        ],
+      };
+    }
+    return { Body: { stkCallback } };
+  }
+
+  function resolve(checkout: Checkout): void {
+    checkout.state = 'done';
+    if (openByPhone.get(checkout.phone) === checkout) openByPhone.delete(checkout.phone);
+    const body = callbackBody(checkout, new Date());
+    log('stkpush: resolved', {
+      checkoutRequestId: checkout.checkoutRequestId,
+      resultCode: checkout.resultCode,
+      callback: checkout.callback,
+    });
+    if (checkout.callback === 'never') return;
+    void deliver(checkout, body).then(() => {
+      if (checkout.callback === 'twice') schedule(() => void deliver(checkout, body), SECOND_CALLBACK_GAP_MS);
+    });
+  }
+
+  async function deliver(checkout: Checkout, body: unknown): Promise<void> {
+    const delivery: CallbackDelivery = {
+      checkoutRequestId: checkout.checkoutRequestId,
+      url: checkout.callbackUrl,
+      status: null,
+      body,
+      at: new Date(),
+    };
+    try {
+      const response = await fetch(checkout.callbackUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        redirect: 'manual',
+        signal: AbortSignal.any([AbortSignal.timeout(CALLBACK_TIMEOUT_MS), shutdown.signal]),
+      });
+      delivery.status = response.status;
+      await response.arrayBuffer().catch(() => undefined); // drain, so the connection can be reused
+    } catch (err) {
+      delivery.error = describeFetchError(err);
+    }
+    deliveries.push(delivery);
+    log(delivery.error === undefined ? 'callback: sent' : 'callback: failed', {
+      checkoutRequestId: checkout.checkoutRequestId,
+      to: originForLog(checkout.callbackUrl),
+      status: delivery.status,
+      ...(delivery.error !== undefined && { error: delivery.error }),
+      ms: Date.now() - delivery.at.getTime(),
+    });
+  }
+
+  // --- STK query -------------------------------------------------------------------------------
+
+  function handleQuery(body: Record<string, unknown>, res: ServerResponse): void {
+    const { shortcode, password, timestamp } = validateCredentialFields(body);
+    const id = body.CheckoutRequestID;
+    if (typeof id !== 'string' || id.length === 0) throw invalidField('CheckoutRequestID');
+    checkMerchantAndPassword(shortcode, password, timestamp);
+    const checkout = checkouts.get(id);
+    if (!checkout) throw invalidField('CheckoutRequestID');
+    if (checkout.state === 'open') {
+      throw darajaError(500, '500.001.1001', 'The transaction is being processed', checkout.checkoutRequestId);
+    }
+    sendJson(res, 200, {
+      ResponseCode: '0',
+      ResponseDescription: 'The service request has been accepted successfully',
+      MerchantRequestID: checkout.merchantRequestId,
+      CheckoutRequestID: checkout.checkoutRequestId,
+      ResultCode: String(checkout.resultCode),
+      ResultDesc: RESULT_DESCRIPTIONS[checkout.resultCode] ?? 'The service request failed.',
+    });
+  }
+
+  // --- Routing ---------------------------------------------------------------------------------
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://simulator.invalid');
+    const method = req.method ?? 'GET';
+    if (url.pathname === PATHS.oauth) {
+      if (method !== 'GET') throw darajaError(405, '405.001', 'Method Not Allowed');
+      handleOAuth(req, url, res);
+      return;
+    }
+    if (url.pathname === PATHS.push || url.pathname === PATHS.query) {
+      if (method !== 'POST') throw darajaError(405, '405.001', 'Method Not Allowed');
+      requireToken(req);
+      const body = await readJsonObject(req);
+      if (url.pathname === PATHS.push) handlePush(body, res);
+      else handleQuery(body, res);
+      return;
+    }
+    throw darajaError(404, '404.001.01', 'Resource not found');
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      const httpError =
+        err instanceof HttpError ? err : darajaError(500, '500.003.1001', 'Internal Server Error', newRequestId());
+      if (!(err instanceof HttpError)) log('internal error', { error: err instanceof Error ? err.message : String(err) });
+      else log('request rejected', { path: req.url?.split('?')[0], status: httpError.status, ...httpError.body });
+      req.resume(); // discard any unread body
+      if (res.headersSent) res.destroy();
+      else sendJson(res, httpError.status, httpError.body);
+    });
+  });
+
+  await new Promise<void>((resolveListen, rejectListen) => {
+    server.once('error', rejectListen);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', rejectListen);
+      resolveListen();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const url = `http://${hostForUrl(host)}:${address.port}`;
+  log('listening', { url, shortcode: options.shortcode, callbackDelayMs, tokenTtlSeconds });
+
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    deliveries,
+    get tokensIssued() {
+      return tokensIssued;
+    },
+    close() {
+      if (closing) return closing;
+      closed = true;
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      shutdown.abort();
+      closing = new Promise<void>((resolveClose) => {
+        server.close(() => resolveClose());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
