@@ -6,7 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppConfig } from './config.js';
 import type { Database } from './db/client.js';
-import type { Mailer } from './mail/mailer.js';
+import type { Notifications } from './mail/notifications.js';
 import { demoImagesDir } from './paths.js';
 import errors, { sendNotFound } from './plugins/errors.js';
 import openapi from './plugins/openapi.js';
@@ -15,6 +15,7 @@ import securityHeaders from './plugins/security.js';
 import sessions from './plugins/sessions.js';
 import webApp from './plugins/web.js';
 import xsrf from './plugins/xsrf.js';
+import adminRoutes from './routes/admin.js';
 import healthRoutes from './routes/health.js';
 import orderRoutes from './routes/orders.js';
 import paymentRoutes, { type PaymentRoutesOptions } from './routes/payments.js';
@@ -25,7 +26,7 @@ import userRoutes from './routes/users.js';
 export interface AppDeps {
   config: AppConfig;
   database: Database;
-  mailer: Mailer;
+  notify: Notifications;
   logger: FastifyBaseLogger;
   payments: Omit<PaymentRoutesOptions, 'promptsPerUser'>;
 }
@@ -37,7 +38,7 @@ const JSON_BODY_LIMIT = 256 * 1024;
  * Builds the whole shop as one Fastify instance: external plugins, then the shop's own
  * cross-cutting plugins, then one routes plugin per resource. main.ts and the tests both call it.
  */
-export async function buildApp({ config, database, mailer, logger, payments }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, database, notify, logger, payments }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
     genReqId: () => randomUUID(),
@@ -98,8 +99,9 @@ export async function buildApp({ config, database, mailer, logger, payments }: A
   const db = database.db;
   await app.register(healthRoutes, { database });
   await app.register(productRoutes, { db });
-  await app.register(userRoutes, { db, config, mailer });
-  await app.register(orderRoutes, { db });
+  await app.register(userRoutes, { db, config, notify });
+  await app.register(orderRoutes, { db, notify });
+  await app.register(adminRoutes, { db });
   await app.register(paymentRoutes, { ...payments, promptsPerUser: config.mpesa.promptsPerUser });
   await app.register(uploadRoutes, { uploadsDir: path.join(config.dataDir, 'uploads') });
   await app.register(webApp, { webDir: config.webDir, apiNotFound: sendNotFound });

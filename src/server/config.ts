@@ -63,6 +63,9 @@ export interface AppConfig {
   secureCookies: boolean;
   sessionDays: number;
   mailFrom: string;
+  /** smtp://user:pass@host:587 or smtps://…; unset writes every mail to DATA_DIR/outbox. */
+  smtpUrl: string | undefined;
+  mail: { pollIntervalMs: number; retryBaseMs: number; maxAttempts: number };
   mpesa: MpesaConfig;
   rateLimits: {
     login: RateLimitRule;
@@ -144,6 +147,13 @@ function loadMpesaConfig(env: Env): MpesaConfig {
   return config;
 }
 
+function smtpUrl(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  if (!/^smtps?:\/\/[^/\s]+/.test(raw))
+    throw new Error('SMTP_URL must look like smtp://user:pass@host:587 or smtps://user:pass@host:465');
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const nodeEnv = env.NODE_ENV === 'production' || env.NODE_ENV === 'test' ? env.NODE_ENV : 'development';
   const port = integer(env, 'PORT', 3000);
@@ -168,6 +178,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
     secureCookies: flag(env, 'SECURE_COOKIES', nodeEnv === 'production'),
     sessionDays: integer(env, 'SESSION_DAYS', 30),
     mailFrom: env.MAIL_FROM || 'Duka <no-reply@duka.local>',
+    smtpUrl: smtpUrl(env.SMTP_URL),
+    mail: {
+      pollIntervalMs: integer(env, 'MAIL_POLL_INTERVAL_MS', 5_000),
+      retryBaseMs: integer(env, 'MAIL_RETRY_BASE_MS', 30_000),
+      maxAttempts: integer(env, 'MAIL_MAX_ATTEMPTS', 8),
+    },
     mpesa: loadMpesaConfig(env),
     rateLimits: {
       login: rule(env, 'RATE_LIMIT_LOGIN', 10, 15 * 60_000),

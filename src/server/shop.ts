@@ -6,13 +6,16 @@ import { buildApp } from './app.js';
 import type { AppConfig } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { seedShop } from './db/seed.js';
-import { type Mailer, outboxMailer } from './mail/mailer.js';
+import { outboxTransport, smtpTransport } from './mail/mailer.js';
+import { createNotifications } from './mail/notifications.js';
+import { MailWorker } from './mail/queue.js';
 import { type MpesaRuntime, startMpesa } from './mpesa/runtime.js';
 
 export interface RunningShop {
   app: FastifyInstance;
   database: Database;
   mpesa: MpesaRuntime;
+  mail: MailWorker;
   /** The address it listens on, e.g. http://127.0.0.1:3000. */
   url: string;
   /** Stops taking connections, lets in-flight requests finish, then closes the database. */
@@ -24,16 +27,6 @@ export function createLogger(config: AppConfig): Logger {
     level: config.logLevel,
     redact: ['req.headers.cookie', 'req.headers["x-xsrf-token"]', 'req.headers.authorization', 'res.headers["set-cookie"]'],
   });
-}
-
-function loggingMailer(inner: Mailer, log: Logger): Mailer {
-  return {
-    async send(message) {
-      const where = await inner.send(message);
-      log.info({ subject: message.subject, file: where }, 'mail written to the outbox');
-      return where;
-    },
-  };
 }
 
 /**
@@ -52,35 +45,45 @@ export async function startShop(config: AppConfig, options: { database?: Databas
     }));
   let app: FastifyInstance | undefined;
   let mpesa: MpesaRuntime | undefined;
+  let mailWorker: MailWorker | undefined;
   try {
     await database.withStartupLock(async () => {
       await database.migrate();
       await seedShop(database.db, config, log);
     });
     await fs.mkdir(path.join(config.dataDir, 'uploads'), { recursive: true });
-    const mailer = loggingMailer(outboxMailer(path.join(config.dataDir, 'outbox'), config.mailFrom), log);
-    mpesa = await startMpesa(config.mpesa, config.publicUrl, database.db, log);
-    app = await buildApp({ config, database, mailer, logger: log, payments: mpesa });
+    const outbox = path.join(config.dataDir, 'outbox');
+    const transport = config.smtpUrl ? smtpTransport(config.smtpUrl, config.mailFrom) : outboxTransport(outbox, config.mailFrom);
+    if (!config.smtpUrl) log.info({ outbox }, 'no SMTP_URL: mail is written to the outbox folder, one .eml file per message');
+    mailWorker = new MailWorker(database.db, transport, config.mail, log);
+    const worker = mailWorker;
+    const notify = createNotifications(config.publicUrl, () => worker.nudge());
+    mpesa = await startMpesa(config.mpesa, config.publicUrl, database.db, notify, log);
+    app = await buildApp({ config, database, notify, logger: log, payments: mpesa });
     const address = await app.listen({ port: config.port, host: config.host });
     const url = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
     mpesa.listening(url);
     mpesa.startReconciler();
+    worker.start();
     const running = app;
     const payments = mpesa;
     return {
       app: running,
       database,
       mpesa: payments,
+      mail: worker,
       url,
       async close() {
         await running.close();
         await payments.close();
+        await worker.stop();
         await database.close();
       },
     };
   } catch (error) {
     await app?.close().catch(() => {});
     await mpesa?.close().catch(() => {});
+    await mailWorker?.stop().catch(() => {});
     await database.close().catch(() => {});
     throw error;
   }

@@ -162,6 +162,7 @@ const MATRIX: Record<string, Row> = {
     expect: everyone(200),
     call: async () => ({ path: '/api/hooks/daraja/stk/not-the-secret', json: { Body: {} } }),
   },
+  'GET /api/admin/mail': { expect: adminOnly(200), call: async () => ({ path: '/api/admin/mail' }) },
   'POST /api/uploads': {
     expect: adminOnly(201),
     call: async () => {

@@ -3,8 +3,7 @@ import type { AdminUserUpdateBody, ProfileUpdateBody, PublicUser, RegisterBody }
 import type { Db, Queryable, Tx } from '../db/client.js';
 import { passwordResetTokens, users } from '../db/schema.js';
 import { badRequest, forbidden, isUniqueViolation, notFound, unauthorized } from '../errors.js';
-import type { Mailer } from '../mail/mailer.js';
-import { passwordResetMail } from '../mail/templates.js';
+import type { Notifications } from '../mail/notifications.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { deleteUserSessions, hashToken, randomToken, type SessionUser } from './sessions.js';
 
@@ -146,16 +145,18 @@ export async function deleteUser(db: Db, actor: SessionUser, id: string): Promis
  * Sends a reset link to a known email. The caller answers the same message either way, so the
  * response never tells whether an account exists.
  */
-export async function requestPasswordReset(db: Db, mailer: Mailer, publicUrl: string, email: string): Promise<void> {
+export async function requestPasswordReset(db: Db, notify: Notifications, publicUrl: string, email: string): Promise<void> {
   const [user] = await db.select().from(users).where(eq(users.email, email));
   if (!user) return;
   const token = randomToken();
-  await db.insert(passwordResetTokens).values({
-    tokenHash: hashToken(token),
-    userId: user.id,
-    expiresAt: new Date(Date.now() + RESET_TOKEN_LIFETIME_MS),
+  await db.transaction(async (tx) => {
+    await tx.insert(passwordResetTokens).values({
+      tokenHash: hashToken(token),
+      userId: user.id,
+      expiresAt: new Date(Date.now() + RESET_TOKEN_LIFETIME_MS),
+    });
+    await notify.passwordReset(tx, user.email, user.name, `${publicUrl}/reset-password/${token}`);
   });
-  await mailer.send(passwordResetMail(user.email, user.name, `${publicUrl}/reset-password/${token}`));
 }
 
 /** A reset token works once, within its hour; using it signs the user out everywhere. */

@@ -6,6 +6,7 @@ import type { CreateOrderBody, Order } from '../../shared/schemas/orders.js';
 import type { Db, Queryable } from '../db/client.js';
 import { orderItems, orders, products, users } from '../db/schema.js';
 import { badRequest, notFound } from '../errors.js';
+import type { Notifications } from '../mail/notifications.js';
 import type { SessionUser } from './sessions.js';
 
 type OrderRow = typeof orders.$inferSelect;
@@ -76,7 +77,8 @@ async function loadOrder(db: Queryable, id: string): Promise<Order | undefined> 
   return order;
 }
 
-async function loadExistingOrder(db: Queryable, id: string): Promise<Order> {
+/** An order as the API answers it; 404 when there is none. */
+export async function loadExistingOrder(db: Queryable, id: string): Promise<Order> {
   const order = await loadOrder(db, id);
   if (!order) throw notFound(ORDER_NOT_FOUND);
   return order;
@@ -97,12 +99,12 @@ function mergeLines(lines: CreateOrderBody['orderItems']): Map<string, number> {
  * and each line's stock is taken in the same transaction with a conditional update, so two
  * shoppers can never both buy the last unit. Any line that cannot be filled rolls back the lot.
  */
-export async function placeOrder(db: Db, customer: SessionUser, body: CreateOrderBody): Promise<Order> {
+export async function placeOrder(db: Db, customer: SessionUser, body: CreateOrderBody, notify: Notifications): Promise<Order> {
   const lines = mergeLines(body.orderItems);
   // Taking rows in id order means concurrent orders never wait on each other in a cycle.
   const productIds = [...lines.keys()].sort();
 
-  const orderId = await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const sold: { productId: string; name: string; image: string; priceCents: number; qty: number }[] = [];
     for (const productId of productIds) {
       const qty = lines.get(productId) ?? 0;
@@ -160,10 +162,10 @@ export async function placeOrder(db: Db, customer: SessionUser, body: CreateOrde
         priceCents: line.priceCents,
       })),
     );
-    return created.id;
+    const placed = await loadExistingOrder(tx, created.id);
+    await notify.orderPlaced(tx, placed);
+    return placed;
   });
-
-  return loadExistingOrder(db, orderId);
 }
 
 /** Owners and admins see an order; to anyone else it does not exist. */
@@ -213,28 +215,30 @@ export async function deleteOrder(db: Db, id: string): Promise<void> {
   });
 }
 
-export async function markOrderPaid(db: Db, id: string): Promise<Order> {
-  const updated = await db
-    .update(orders)
-    .set({ isPaid: true, paidAt: sql`now()`, updatedAt: sql`now()` })
-    .where(and(eq(orders.id, id), eq(orders.isPaid, false)))
-    .returning({ id: orders.id });
-  if (updated.length === 0) {
-    await loadExistingOrder(db, id);
-    throw badRequest('Order is already paid');
-  }
-  return loadExistingOrder(db, id);
+export async function markOrderPaid(db: Db, id: string, notify: Notifications): Promise<Order> {
+  return db.transaction(async (tx) => {
+    const updated = await tx
+      .update(orders)
+      .set({ isPaid: true, paidAt: sql`now()`, updatedAt: sql`now()` })
+      .where(and(eq(orders.id, id), eq(orders.isPaid, false)))
+      .returning({ id: orders.id });
+    const order = await loadExistingOrder(tx, id);
+    if (updated.length === 0) throw badRequest('Order is already paid');
+    await notify.orderPaid(tx, order);
+    return order;
+  });
 }
 
-export async function markOrderDelivered(db: Db, id: string): Promise<Order> {
-  const updated = await db
-    .update(orders)
-    .set({ isDelivered: true, deliveredAt: sql`now()`, updatedAt: sql`now()` })
-    .where(and(eq(orders.id, id), eq(orders.isDelivered, false)))
-    .returning({ id: orders.id });
-  if (updated.length === 0) {
-    await loadExistingOrder(db, id);
-    throw badRequest('Order is already delivered');
-  }
-  return loadExistingOrder(db, id);
+export async function markOrderDelivered(db: Db, id: string, notify: Notifications): Promise<Order> {
+  return db.transaction(async (tx) => {
+    const updated = await tx
+      .update(orders)
+      .set({ isDelivered: true, deliveredAt: sql`now()`, updatedAt: sql`now()` })
+      .where(and(eq(orders.id, id), eq(orders.isDelivered, false)))
+      .returning({ id: orders.id });
+    const order = await loadExistingOrder(tx, id);
+    if (updated.length === 0) throw badRequest('Order is already delivered');
+    await notify.orderDelivered(tx, order);
+    return order;
+  });
 }

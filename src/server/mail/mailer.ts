@@ -10,9 +10,11 @@ export interface MailMessage {
   html: string;
 }
 
-export interface Mailer {
+/** A way to deliver one message now; the mail queue decides when and retries. */
+export interface MailTransport {
   /** Delivers a message; resolves to where it went (an outbox file or the relay's message id). */
   send(message: MailMessage): Promise<string>;
+  close(): void;
 }
 
 /**
@@ -20,7 +22,7 @@ export interface Mailer {
  * (a complete RFC 5322 message, readable as text), so a person trying the shop can follow a
  * password-reset link.
  */
-export function outboxMailer(dir: string, from: string): Mailer {
+export function outboxTransport(dir: string, from: string): MailTransport {
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
     async send(message) {
@@ -30,6 +32,34 @@ export function outboxMailer(dir: string, from: string): Mailer {
       const file = path.join(dir, `${stamp}-${randomBytes(4).toString('hex')}.eml`);
       await fs.writeFile(file, info.message as Buffer);
       return file;
+    },
+    close() {},
+  };
+}
+
+/**
+ * SMTP through nodemailer, from SMTP_URL: smtp://user:pass@host:587 (STARTTLS when offered) or
+ * smtps://…:465. Short timeouts, so a dead relay fails fast and the queue retries later.
+ */
+export function smtpTransport(smtpUrl: string, from: string): MailTransport {
+  const url = new URL(smtpUrl);
+  const secure = url.protocol === 'smtps:';
+  const transport = nodemailer.createTransport({
+    host: url.hostname,
+    port: Number(url.port) || (secure ? 465 : 587),
+    secure,
+    ...(url.username && { auth: { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } }),
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 20_000,
+  });
+  return {
+    async send(message) {
+      const info = await transport.sendMail({ from, ...message });
+      return info.messageId;
+    },
+    close() {
+      transport.close();
     },
   };
 }

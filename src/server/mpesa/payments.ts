@@ -5,8 +5,10 @@ import { maskMsisdn, normaliseMsisdn } from '../../shared/phone.js';
 import type { PaymentAttempt, PaymentStatus, StkPushBody } from '../../shared/schemas/payments.js';
 import type { Db } from '../db/client.js';
 import { orders, paymentAttempts } from '../db/schema.js';
+import { loadExistingOrder } from '../domain/orders.js';
 import type { SessionUser } from '../domain/sessions.js';
 import { AppError, badRequest, notFound } from '../errors.js';
+import type { Notifications } from '../mail/notifications.js';
 import { type DarajaClient, DarajaError, type ParsedStkCallback } from './daraja-client.js';
 
 /**
@@ -17,6 +19,7 @@ import { type DarajaClient, DarajaError, type ParsedStkCallback } from './daraja
 
 export interface PaymentDeps {
   db: Db;
+  notify: Notifications;
   daraja: DarajaClient;
   /** The CallBackURL, known once the server listens. */
   callbackUrl: () => string;
@@ -196,7 +199,7 @@ export async function requestPayment(deps: PaymentDeps, customer: SessionUser, b
  * carry a receipt (when it comes from a callback); it marks the order paid if it is not already.
  */
 async function settle(
-  deps: Pick<PaymentDeps, 'db' | 'log'>,
+  deps: Pick<PaymentDeps, 'db' | 'log' | 'notify'>,
   checkoutRequestId: string,
   outcome: {
     resultCode: string;
@@ -259,10 +262,12 @@ async function settle(
           updatedAt: sql`now()`,
         })
         .where(eq(paymentAttempts.id, attempt.id));
-      await tx
+      const nowPaid = await tx
         .update(orders)
         .set({ isPaid: true, paidAt: sql`now()`, mpesaReceipt: outcome.receipt, updatedAt: sql`now()` })
-        .where(and(eq(orders.id, attempt.orderId), eq(orders.isPaid, false)));
+        .where(and(eq(orders.id, attempt.orderId), eq(orders.isPaid, false)))
+        .returning({ id: orders.id });
+      if (nowPaid.length > 0) await deps.notify.orderPaid(tx, await loadExistingOrder(tx, attempt.orderId));
       log.info({ orderId: attempt.orderId, checkoutRequestId, receipt: outcome.receipt, settledBy }, 'order paid with M-Pesa');
       return 'settled';
     }
@@ -280,7 +285,7 @@ async function settle(
   });
 }
 
-export function settleCallback(deps: Pick<PaymentDeps, 'db' | 'log'>, callback: ParsedStkCallback) {
+export function settleCallback(deps: Pick<PaymentDeps, 'db' | 'log' | 'notify'>, callback: ParsedStkCallback) {
   return settle(deps, callback.checkoutRequestId, callback, 'callback');
 }
 

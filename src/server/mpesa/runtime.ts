@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { MpesaConfig } from '../config.js';
 import type { Db } from '../db/client.js';
 import { sharedSecret } from '../db/meta.js';
+import type { Notifications } from '../mail/notifications.js';
 import { createDarajaClient, type DarajaClient } from './daraja-client.js';
 import { type PaymentDeps, reconcilePendingPayments } from './payments.js';
 
@@ -26,7 +27,13 @@ interface Closable {
   close(): Promise<void>;
 }
 
-export async function startMpesa(config: MpesaConfig, publicUrl: string, db: Db, log: FastifyBaseLogger): Promise<MpesaRuntime> {
+export async function startMpesa(
+  config: MpesaConfig,
+  publicUrl: string,
+  db: Db,
+  notify: Notifications,
+  log: FastifyBaseLogger,
+): Promise<MpesaRuntime> {
   const secret = config.callbackSecret ?? (await sharedSecret(db, 'mpesa_callback_secret'));
   let simulator: Closable | undefined;
   let baseUrl = config.baseUrl;
@@ -60,6 +67,7 @@ export async function startMpesa(config: MpesaConfig, publicUrl: string, db: Db,
   const callbackBase = () => (config.env === 'simulator' ? listenUrl : (config.callbackBaseUrl ?? publicUrl));
   const deps: PaymentDeps = {
     db,
+    notify,
     daraja,
     log,
     promptCooldownMs: config.promptCooldownMs,

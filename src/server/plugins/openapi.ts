@@ -26,6 +26,7 @@ export default fp(
           { name: 'orders', description: 'Orders and fulfilment' },
           { name: 'payments', description: 'M-Pesa payment prompts and their results' },
           { name: 'uploads', description: 'Product images' },
+          { name: 'admin', description: 'The shop’s own state, for admins' },
           { name: 'health', description: 'Liveness and readiness' },
         ],
         components: {

@@ -12,12 +12,13 @@ import {
   markOrderPaid,
   placeOrder,
 } from '../domain/orders.js';
+import type { Notifications } from '../mail/notifications.js';
 import { currentUser } from '../plugins/sessions.js';
 
 const tags = ['orders'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody };
 
-const orderRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
+const orderRoutes: FastifyPluginAsyncZod<{ db: Db; notify: Notifications }> = async (app, { db, notify }) => {
   app.post('/api/orders', {
     onRequest: app.requireUser,
     schema: {
@@ -26,7 +27,7 @@ const orderRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
       body: createOrderBody,
       response: { 201: order, ...errors },
     },
-    handler: async (request, reply) => reply.status(201).send(await placeOrder(db, currentUser(request), request.body)),
+    handler: async (request, reply) => reply.status(201).send(await placeOrder(db, currentUser(request), request.body, notify)),
   });
 
   app.get('/api/orders/myorders', {
@@ -69,13 +70,13 @@ const orderRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
   app.put('/api/orders/:id', {
     onRequest: app.requireAdmin,
     schema: { tags, summary: 'Mark an order as paid (admin)', params: idParams, response: { 200: order, ...errors } },
-    handler: (request) => markOrderPaid(db, request.params.id),
+    handler: (request) => markOrderPaid(db, request.params.id, notify),
   });
 
   app.put('/api/orders/:id/deliver', {
     onRequest: app.requireAdmin,
     schema: { tags, summary: 'Mark an order as delivered (admin)', params: idParams, response: { 200: order, ...errors } },
-    handler: (request) => markOrderDelivered(db, request.params.id),
+    handler: (request) => markOrderDelivered(db, request.params.id, notify),
   });
 };
 

@@ -26,7 +26,7 @@ import {
   toPublicUser,
   updateProfile,
 } from '../domain/accounts.js';
-import type { Mailer } from '../mail/mailer.js';
+import type { Notifications } from '../mail/notifications.js';
 import { acceptFormBodies } from '../plugins/form-bodies.js';
 import { currentUser, SESSION_COOKIE } from '../plugins/sessions.js';
 
@@ -37,8 +37,8 @@ function limit(rule: { max: number; windowMs: number }) {
   return { rateLimit: { max: rule.max, timeWindow: rule.windowMs } };
 }
 
-const userRoutes: FastifyPluginAsyncZod<{ db: Db; config: AppConfig; mailer: Mailer }> = async (app, opts) => {
-  const { db, config, mailer } = opts;
+const userRoutes: FastifyPluginAsyncZod<{ db: Db; config: AppConfig; notify: Notifications }> = async (app, opts) => {
+  const { db, config, notify } = opts;
   await acceptFormBodies(app);
 
   app.post('/api/users', {
@@ -79,7 +79,7 @@ const userRoutes: FastifyPluginAsyncZod<{ db: Db; config: AppConfig; mailer: Mai
     },
     handler: async (request) => {
       // Not awaited: a known email must not answer slower than an unknown one.
-      requestPasswordReset(db, mailer, config.publicUrl, request.body.email).catch((error: unknown) =>
+      requestPasswordReset(db, notify, config.publicUrl, request.body.email).catch((error: unknown) =>
         request.log.error({ err: error }, 'password reset mail failed'),
       );
       return { msg: FORGOT_PASSWORD_MSG };

@@ -1,0 +1,40 @@
+import type { Order } from '../../shared/schemas/orders.js';
+import type { Queryable } from '../db/client.js';
+import { enqueueMail } from './queue.js';
+import { orderDeliveredMail, orderPaidMail, orderPlacedMail, passwordResetMail } from './templates.js';
+
+/**
+ * The mails the shop sends, each queued in the transaction of the change that causes it, so a
+ * mail exists exactly when its order, payment or reset does.
+ */
+export interface Notifications {
+  passwordReset(q: Queryable, to: string, name: string, link: string): Promise<void>;
+  orderPlaced(q: Queryable, order: Order): Promise<void>;
+  orderPaid(q: Queryable, order: Order): Promise<void>;
+  orderDelivered(q: Queryable, order: Order): Promise<void>;
+}
+
+/** `queued` is told after each message, so the worker can deliver it without waiting for its next poll. */
+export function createNotifications(shopUrl: string, queued: () => void): Notifications {
+  return {
+    async passwordReset(q, to, name, link) {
+      await enqueueMail(q, 'password_reset', passwordResetMail(to, name, link));
+      queued();
+    },
+    async orderPlaced(q, order) {
+      if (!order.user) return;
+      await enqueueMail(q, 'order_placed', orderPlacedMail(order, shopUrl));
+      queued();
+    },
+    async orderPaid(q, order) {
+      if (!order.user) return;
+      await enqueueMail(q, 'order_paid', orderPaidMail(order, shopUrl));
+      queued();
+    },
+    async orderDelivered(q, order) {
+      if (!order.user) return;
+      await enqueueMail(q, 'order_delivered', orderDeliveredMail(order, shopUrl));
+      queued();
+    },
+  };
+}
