@@ -15,6 +15,12 @@ import { startTestShop, type TestShop } from '../support/shop.js';
 
 type Role = 'guest' | 'owner' | 'other' | 'admin';
 const ROLES: Role[] = ['guest', 'owner', 'other', 'admin'];
+/**
+ * Sessions that must have lost their power: a signed-out session's cookie and a deleted user's
+ * old cookie count as a guest; a demoted admin's old cookie counts as any other shopper.
+ */
+type StaleRole = 'signedOut' | 'deletedUser' | 'demotedAdmin';
+const STALE: Record<StaleRole, Role> = { signedOut: 'guest', deletedUser: 'guest', demotedAdmin: 'other' };
 
 interface Ctx {
   shop: TestShop;
@@ -189,6 +195,24 @@ beforeAll(async () => {
 });
 afterAll(() => shop?.stop());
 
+/** A client holding the cookie of a session that was valid once and must no longer be. */
+async function staleSession(kind: StaleRole, admin: ApiClient): Promise<ApiClient> {
+  const email = freshEmail();
+  const c = shop.client();
+  const user = await c.signUp(`Stale ${kind}`, email, 'stale-pass-1');
+  if (kind === 'signedOut') {
+    const cookie = c.cookies.get('duka_session')!;
+    await c.post('/api/users/logout');
+    c.cookies.set('duka_session', cookie); // replays the old cookie
+  } else if (kind === 'deletedUser') {
+    expect((await admin.delete(`/api/users/${user._id}`)).status).toBe(200);
+  } else {
+    await admin.put(`/api/users/${user._id}`, { isAdmin: true });
+    await admin.put(`/api/users/${user._id}`, { isAdmin: false });
+  }
+  return c;
+}
+
 /** Fresh sessions for each row, so a logout or profile change in one row cannot leak into another. */
 async function clients(): Promise<Record<Role, ApiClient> & { ctx: Ctx }> {
   const admin = await shop.admin();
@@ -222,6 +246,23 @@ describe('authorisation matrix', () => {
         }
       }
       expect(seen).toEqual(row.expect);
+    });
+
+    it(`${key}: a signed-out, a deleted user's and a demoted admin's old sessions have no more power`, async () => {
+      const seen: Record<string, number> = {};
+      const expected: Record<string, number> = {};
+      const c = await clients();
+      for (const kind of Object.keys(STALE) as StaleRole[]) {
+        const stale = await staleSession(kind, c.admin);
+        const call = await row.call(c.ctx);
+        const res = await stale.request(method, call.path, {
+          ...(call.json !== undefined && { json: call.json }),
+          ...(call.body && { body: call.body }),
+        });
+        seen[kind] = res.status;
+        expected[kind] = row.expect[STALE[kind]];
+      }
+      expect(seen).toEqual(expected);
     });
   }
 });

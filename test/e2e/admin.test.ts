@@ -181,6 +181,12 @@ describe('an admin manages the shop from the browser', () => {
     await expect.poll(() => admin.page.getByText('Order deleted').isVisible()).toBe(true);
     expect((await api.get(`/api/orders/${second._id}`)).status).toBe(404);
     expect((await api.get<Product>(`/api/products/${product._id}`)).body.countInStock).toBe(stockBefore + 2);
+    // The mails of these orders show in the admin's mail list.
+    await admin.page.goto('/admin/mail');
+    await expect.poll(() => admin.page.getByRole('heading', { name: 'Mail' }).isVisible()).toBe(true);
+    await expect.poll(() => admin.page.getByRole('cell', { name: email }).count()).toBeGreaterThanOrEqual(3);
+    await expect.poll(() => admin.page.getByText('Payment received').first().isVisible()).toBe(true);
+    await screenshotBoth(admin.page, 'admin-mail');
     expect([...admin.problems, ...shopper.problems]).toEqual([]);
     await admin.context.close();
     await shopper.context.close();

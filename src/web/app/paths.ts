@@ -24,6 +24,7 @@ export const paths = {
     products: (page = 1) => (page <= 1 ? '/admin/productlist' : `/admin/productlist/page/${page}`),
     productEdit: (id: string) => `/admin/product/${id}/edit`,
     users: '/admin/userlist',
+    mail: '/admin/mail',
     userEdit: (id: string) => `/admin/user/${id}`,
   },
 } as const;

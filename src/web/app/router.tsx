@@ -44,6 +44,7 @@ export const router = createBrowserRouter([
           { path: '/admin/productlist/page/:pageNumber', lazy: screen(() => import('../features/admin/ProductListScreen')) },
           { path: '/admin/product/:id/edit', lazy: screen(() => import('../features/admin/ProductEditScreen')) },
           { path: '/admin/userlist', lazy: screen(() => import('../features/admin/UserListScreen')) },
+          { path: '/admin/mail', lazy: screen(() => import('../features/admin/MailListScreen')) },
         ],
       },
       // Outside the admin guard, as the specification places it; the server refuses non-admins.

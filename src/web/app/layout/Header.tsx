@@ -73,6 +73,9 @@ export default function Header() {
                       <NavDropdown.Item as={Link} to={paths.admin.orders}>
                         Orders
                       </NavDropdown.Item>
+                      <NavDropdown.Item as={Link} to={paths.admin.mail}>
+                        Mail
+                      </NavDropdown.Item>
                     </>
                   )}
                   <NavDropdown.Divider />
