@@ -8,7 +8,7 @@ import type { AppConfig } from './config.js';
 import type { Database } from './db/client.js';
 import type { Notifications } from './mail/notifications.js';
 import { demoImagesDir } from './paths.js';
-import errors, { sendNotFound } from './plugins/errors.js';
+import errors, { clientErrorHandler, frameworkErrors, sendNotFound } from './plugins/errors.js';
 import openapi from './plugins/openapi.js';
 import rateLimiting from './plugins/rate-limit.js';
 import securityHeaders from './plugins/security.js';
@@ -47,6 +47,10 @@ export async function buildApp({ config, database, notify, logger, payments }: A
     // Let in-flight requests finish on shutdown, but do not wait for idle keep-alive sockets.
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // Requests Fastify refuses before routing (a broken %-encoding, an over-long id or URL) still
+    // answer in the shop's error shape.
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
   // Bodies are JSON, or form data where a route accepts it; plain text is refused with 415.
   app.removeContentTypeParser('text/plain');

@@ -22,10 +22,58 @@ export interface RunningShop {
   close(): Promise<void>;
 }
 
+/**
+ * Path segments that are credentials: a password-reset token (the API call and the page the mail
+ * links to) and the M-Pesa callback secret. Request logs show them as [redacted].
+ */
+const SECRET_PATH_SEGMENT = /(\/reset-password\/|\/daraja\/stk\/)[^/?#]+/gi;
+
+function redactUrl(url: string): string {
+  return url.replace(SECRET_PATH_SEGMENT, '$1[redacted]');
+}
+
+/** What Fastify logs of a request ("incoming request"), as its own serializer does, with the URL redacted. */
+function serializeRequest(request: {
+  method?: string;
+  url?: string;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number } | null;
+}) {
+  return {
+    method: request.method,
+    url: redactUrl(request.url ?? ''),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
+/**
+ * A CheckoutRequestID ends with the payer's phone number (ws_CO_<time>708374149, as Daraja makes
+ * them): logs keep its first and last three digits, like the masked numbers shown to shoppers.
+ */
+function censor(value: unknown, path: string[]): unknown {
+  if (path.at(-1) === 'checkoutRequestId' && typeof value === 'string') return value.replace(/(\d{3})\d{3}(\d{3})$/, '$1***$2');
+  return '[Redacted]';
+}
+
 export function createLogger(config: AppConfig): Logger {
   return pino({
     level: config.logLevel,
-    redact: ['req.headers.cookie', 'req.headers["x-xsrf-token"]', 'req.headers.authorization', 'res.headers["set-cookie"]'],
+    // Fastify takes these over its own: request logs never show a reset token or the callback secret.
+    serializers: { req: serializeRequest },
+    redact: {
+      paths: [
+        'req.headers.cookie',
+        'req.headers["x-xsrf-token"]',
+        'req.headers.authorization',
+        'res.headers["set-cookie"]',
+        'checkoutRequestId',
+        '*.checkoutRequestId',
+      ],
+      censor,
+    },
   });
 }
 
@@ -60,7 +108,9 @@ export async function startShop(config: AppConfig, options: { database?: Databas
     const notify = createNotifications(config.publicUrl, () => worker.nudge());
     mpesa = await startMpesa(config.mpesa, config.publicUrl, database.db, notify, log);
     app = await buildApp({ config, database, notify, logger: log, payments: mpesa });
-    const address = await app.listen({ port: config.port, host: config.host });
+    // A deep accept queue: at a promotion's peak a thousand phones may connect at once, and
+    // Node's default of 511 resets the rest (seen in test/reliability/concurrency.test.ts).
+    const address = await app.listen({ port: config.port, host: config.host, backlog: 4096 });
     const url = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
     mpesa.listening(url);
     mpesa.startReconciler();

@@ -8,7 +8,7 @@ import type { PublicUser } from '../../src/shared/schemas/users.js';
 import type { ApiClient } from '../support/client.js';
 import { NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type TestShop } from '../support/shop.js';
-import { launchBrowser, newVisitor, screenshotBoth, startWebShop } from './support/browser.js';
+import { launchBrowser, newVisitor, screenshotBoth, signIn, startWebShop } from './support/browser.js';
 
 let shop: TestShop;
 let browser: Browser;
@@ -22,14 +22,6 @@ afterAll(async () => {
   await browser?.close();
   await shop?.stop();
 });
-
-async function signIn(page: Page, email: string, password: string) {
-  await page.goto('/login');
-  await page.getByLabel('Email Address').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign In' }).click();
-  await page.waitForURL((url) => url.pathname === '/');
-}
 
 /** Confirms a ConfirmDialog by its button label. */
 async function confirm(page: Page, label: string) {

@@ -9,7 +9,7 @@ import type { ProductPage } from '../../src/shared/schemas/products.js';
 import type { ApiClient } from '../support/client.js';
 import { NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestShop, type TestShop } from '../support/shop.js';
-import { launchBrowser, newVisitor, PHONE, screenshotBoth } from './support/browser.js';
+import { launchBrowser, newVisitor, PHONE, screenshotBoth, signIn } from './support/browser.js';
 
 /**
  * Paying an order with M-Pesa from the order page, against the shop's own Daraja simulator, which
@@ -42,14 +42,6 @@ afterAll(async () => {
   await browser?.close();
   await shop?.stop();
 });
-
-async function signIn(page: Page, email: string, password: string) {
-  await page.goto('/login');
-  await page.getByLabel('Email Address').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign In' }).click();
-  await page.waitForURL((url) => url.pathname === '/');
-}
 
 /** A new shopper with an order placed through the API, signed in on a phone-sized browser. */
 async function shopperWithOrder() {

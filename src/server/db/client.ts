@@ -3,7 +3,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { type SQL, sql } from 'drizzle-orm';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { drizzle as drizzlePg, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -83,7 +83,35 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
   });
   // An idle connection dropped by the server must not crash the process; the pool replaces it.
   pool.on('error', (error) => options.onPoolError?.(error));
+  // The pool listens for errors only on idle clients. A client checked out (in a transaction, or
+  // mid-query) whose connection the server ends — pg_terminate_backend, a database restart — emits
+  // 'error' with no listener, which crashed the process ("Connection terminated unexpectedly",
+  // found by test/reliability/faults.test.ts). The query in progress fails on its own (the request
+  // answers 500) and the pool discards the broken client on release, so this listener only has to exist.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzlePg(pool, { schema });
+
+  // drizzle's transaction over a pool (drizzle-orm 0.45 node-postgres/session.js) sends BEGIN
+  // before its try/finally, so when BEGIN fails — the connection was just terminated — the client
+  // is never released. A few such failures used up the whole pool for good: every later request
+  // waited connectionTimeoutMillis and failed, and /api/health stayed 503 after the database was
+  // back (found by test/reliability/faults.test.ts). Here the client is taken and always released
+  // by us, and drizzle runs the transaction on that one client; the pool drops it if it is broken.
+  const onClient = new WeakMap<pg.PoolClient, NodePgDatabase<typeof schema>>();
+  const transaction: typeof db.transaction = async (fn, config) => {
+    const client = await pool.connect();
+    try {
+      let single = onClient.get(client);
+      if (!single) {
+        single = drizzlePg(client, { schema });
+        onClient.set(client, single);
+      }
+      return await single.transaction(fn, config);
+    } finally {
+      client.release();
+    }
+  };
+  db.transaction = transaction;
 
   async function withStartupLock<T>(fn: () => Promise<T>): Promise<T> {
     const client = await pool.connect();

@@ -9,7 +9,7 @@ import { loadExistingOrder } from '../domain/orders.js';
 import type { SessionUser } from '../domain/sessions.js';
 import { AppError, badRequest, notFound } from '../errors.js';
 import type { Notifications } from '../mail/notifications.js';
-import { type DarajaClient, DarajaError, type ParsedStkCallback } from './daraja-client.js';
+import { type DarajaClient, DarajaError, type ParsedStkCallback, type StkQueryResult } from './daraja-client.js';
 
 /**
  * Paying an order with M-Pesa: record the prompt, ask Daraja to send it, and settle the order
@@ -121,7 +121,10 @@ export async function requestPayment(deps: PaymentDeps, customer: SessionUser, b
 
   const attemptId = await db.transaction(async (tx) => {
     // One prompt at a time per order: M-Pesa itself refuses a second prompt while one is open.
-    await tx.select({ id: orders.id }).from(orders).where(eq(orders.id, order.id)).for('update');
+    const [locked] = await tx.select({ isPaid: orders.isPaid }).from(orders).where(eq(orders.id, order.id)).for('update');
+    // Checked again under the lock: a callback may have paid the order since it was read above,
+    // and a new prompt then would charge the shopper twice (test/reliability/concurrency.test.ts).
+    if (!locked || locked.isPaid) throw badRequest('This order is already paid');
     const [open] = await tx
       .select({ createdAt: paymentAttempts.createdAt })
       .from(paymentAttempts)
@@ -327,8 +330,34 @@ export async function reconcilePendingPayments(
       }
       continue;
     }
+    let result: StkQueryResult;
     try {
-      const result = await daraja.stkQuery(attempt.checkoutRequestId);
+      result = await daraja.stkQuery(attempt.checkoutRequestId);
+    } catch (error) {
+      // The query itself failed. Past the give-up time the outcome is taken as no longer learnable
+      // (e.g. Daraja answers 400 "Invalid CheckoutRequestID" for a prompt it no longer knows, as a
+      // restarted simulator does): the prompt ends failed, like one Daraja never acknowledged, so it
+      // does not stay pending forever and the shopper may pay again. Before that, retry.
+      if (expired) {
+        await db
+          .update(paymentAttempts)
+          .set({
+            status: 'failed',
+            resultCode: 'no_answer',
+            resultDesc: error instanceof Error ? error.message : 'M-Pesa status query failed',
+            updatedAt: sql`now()`,
+          })
+          .where(and(eq(paymentAttempts.id, attempt.id), inArray(paymentAttempts.status, ['pending', 'timed_out'])));
+        log.warn(
+          { err: error, checkoutRequestId: attempt.checkoutRequestId },
+          'M-Pesa status query failed past the give-up time; prompt marked failed',
+        );
+      } else {
+        log.warn({ err: error, checkoutRequestId: attempt.checkoutRequestId }, 'M-Pesa status query failed; will retry');
+      }
+      continue;
+    }
+    try {
       if (result.state === 'completed') {
         const done = await settle(
           deps,
@@ -351,7 +380,7 @@ export async function reconcilePendingPayments(
           .where(and(eq(paymentAttempts.id, attempt.id), eq(paymentAttempts.status, 'pending')));
       }
     } catch (error) {
-      log.warn({ err: error, checkoutRequestId: attempt.checkoutRequestId }, 'M-Pesa status query failed; will retry');
+      log.warn({ err: error, checkoutRequestId: attempt.checkoutRequestId }, 'M-Pesa result could not be recorded; will retry');
     }
   }
   // Timed-out prompts stop being queried once they are old enough to be given up.

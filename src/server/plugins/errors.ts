@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
@@ -27,8 +29,34 @@ const FRAMEWORK_MESSAGES: Record<string, { status: number; msg: string }> = {
   FST_PROTO_VIOLATION: { status: 400, msg: 'The request body is not allowed' },
   FST_INVALID_MULTIPART_CONTENT_TYPE: { status: 415, msg: 'Send the file as multipart/form-data' },
   FST_ERR_BAD_URL: { status: 400, msg: 'The address is not valid' },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 414, msg: 'The address is too long' },
   FST_ERR_ASYNC_CONSTRAINT: { status: 400, msg: 'The request is not valid' },
 };
+
+/**
+ * PostgreSQL refusing a value the client sent is the client's fault, not the shop's: a NUL
+ * character in any text (22021; PostgreSQL text cannot hold one, and no schema refuses it), a
+ * character the database encoding cannot hold (22P05), or a number beyond its column (22003, e.g.
+ * an order whose total in cents is past the integer column's 21,474,836.47 Ksh). The statement
+ * failed, so nothing was written (a transaction rolls back). Found by test/security/fuzz.test.ts,
+ * which got a 500 for each of them.
+ */
+const CLIENT_DATA_ERRORS: Record<string, string> = {
+  '22021': 'The request contains a character that is not allowed (such as a NUL character)',
+  '22P05': 'The request contains a character that is not allowed (such as a NUL character)',
+  '22003': 'A number in the request is too large',
+};
+
+/** The SQLSTATE of a database error; drizzle wraps the driver's error in `cause`. */
+function sqlStateOf(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 3 && current && typeof current === 'object'; depth++) {
+    const { code, cause } = current as { code?: unknown; cause?: unknown };
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+    current = cause;
+  }
+  return undefined;
+}
 
 function describeValidation(error: FastifyError): ErrorBody['errors'] {
   if (!hasZodFastifySchemaValidationErrors(error)) {
@@ -73,6 +101,12 @@ export default fp(
       }
       const known = error.code ? FRAMEWORK_MESSAGES[error.code] : undefined;
       if (known) return send(reply, known.status, [{ msg: known.msg }]);
+      const sqlState = sqlStateOf(error);
+      const dataError = sqlState ? CLIENT_DATA_ERRORS[sqlState] : undefined;
+      if (dataError) {
+        request.log.warn({ err: error, sqlState }, 'the database refused a value of the request');
+        return send(reply, 400, [{ msg: dataError }]);
+      }
       if (isMultipartParseError(error, request)) {
         return send(reply, 400, [{ msg: 'The form data is incomplete or malformed. Please try again.' }]);
       }
@@ -89,3 +123,35 @@ export default fp(
   },
   { name: 'errors' },
 );
+
+/**
+ * Fastify answers some malformed requests before any route, hook or the error handler above sees
+ * them, each in its own `{ error, message, statusCode }` shape: a path with a broken percent-encoding
+ * (FST_ERR_BAD_URL), a path parameter longer than maxParamLength (FST_ERR_MAX_PARAM_LENGTH), and,
+ * from Node's HTTP parser, a request line and headers past 16 KB (431) or unparseable ones (400).
+ * Given to Fastify as its `frameworkErrors` and `clientErrorHandler` options, these two answer them
+ * in the shop's error shape too (test/security/fuzz.test.ts sends all of them).
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  const known = FRAMEWORK_MESSAGES[error.code];
+  return send(reply, known?.status ?? 400, [{ msg: known?.msg ?? 'The request is not valid' }]);
+}
+
+export function clientErrorHandler(error: Error & { code?: string }, socket: Socket) {
+  // A reset connection has nobody left to answer (as Fastify's own handler does).
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, msg] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'The address or the request headers are too large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'The request took too long to arrive']
+        : [400, 'The request is not valid HTTP'];
+  const body = JSON.stringify({ errors: [{ msg }] });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}

@@ -33,7 +33,10 @@ export default fp(
       if (!cookie) {
         reply.setCookie(XSRF_COOKIE, randomToken(), { path: '/', sameSite: 'lax', secure: opts.secureCookies, httpOnly: false });
       }
-      if (!UNSAFE_METHODS.has(request.method) || !request.url.startsWith('/api/')) return;
+      // Decided by the route that will run as well as by the URL as sent: the router decodes the
+      // path, so "/%61pi/products" reaches POST /api/products and must not pass as a non-API URL.
+      const api = request.url.startsWith('/api/') || (request.routeOptions.url?.startsWith('/api/') ?? false);
+      if (!UNSAFE_METHODS.has(request.method) || !api) return;
       if (request.routeOptions.config.xsrf === false) return;
       const header = request.headers[XSRF_HEADER];
       if (!cookie || typeof header !== 'string' || !sameToken(cookie, header)) {

@@ -62,10 +62,17 @@ export function formBoolean(label: string) {
   );
 }
 
+/**
+ * The largest amount a price may be: amounts are stored as integer cents, whose column holds at
+ * most 21,474,836.47 Ksh, and an order of one unit adds 15% tax. (The limit was 100,000,000, which
+ * the column cannot hold: the fuzz suite got a 500 for a price of 99,999,999.99.)
+ */
+export const MAX_KSH_AMOUNT = 10_000_000;
+
 /** Ksh with at most two decimals, never negative. */
 export function kshAmount(label: string) {
   return formNumber(label)
     .refine((n) => n >= 0, { error: `${label} cannot be negative` })
-    .refine((n) => n <= 100_000_000, { error: `${label} is too large` })
+    .refine((n) => n <= MAX_KSH_AMOUNT, { error: `${label} is too large` })
     .refine((n) => Math.abs(Math.round(n * 100) - n * 100) < 1e-6, { error: `${label} can have at most 2 decimals` });
 }

@@ -80,3 +80,12 @@ export async function screenshotBoth(page: Page, name: string): Promise<void> {
   }
   await page.setViewportSize(original);
 }
+
+/** Signs in through the sign-in screen and waits for the home page. */
+export async function signIn(page: Page, email: string, password: string): Promise<void> {
+  await page.goto('/login');
+  await page.getByLabel('Email Address').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign In' }).click();
+  await page.waitForURL((url) => url.pathname === '/');
+}

@@ -105,7 +105,11 @@ function ProductEditForm({ product }: { product: ProductDetail }) {
       return;
     }
     try {
-      await updateProduct({ id: product._id, ...check.product }).unwrap();
+      // Stock is sent only when the admin changed it: sales made while this form was open must
+      // not be put back on the shelf by saving an unchanged count.
+      const { countInStock, ...rest } = check.product;
+      const stockEdited = fields.countInStock.trim() !== String(product.countInStock);
+      await updateProduct({ id: product._id, ...rest, ...(stockEdited && { countInStock }) }).unwrap();
       toastSuccess('Product Updated.');
       navigate(paths.admin.products());
     } catch (err) {

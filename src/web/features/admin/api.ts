@@ -9,7 +9,8 @@ export interface ProductUpdate {
   name: string;
   price: number;
   image: string;
-  countInStock: number;
+  /** Absent when the admin left the stock as it was. */
+  countInStock?: number;
   category: string;
   description: string;
 }
@@ -34,7 +35,7 @@ function productFormData({ id: _id, ...fields }: ProductUpdate): FormData {
   form.append('name', fields.name);
   form.append('price', String(fields.price));
   form.append('image', fields.image);
-  form.append('countInStock', String(fields.countInStock));
+  if (fields.countInStock !== undefined) form.append('countInStock', String(fields.countInStock));
   form.append('category', fields.category);
   form.append('description', fields.description);
   return form;

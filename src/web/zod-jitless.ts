@@ -1,0 +1,10 @@
+import { z } from 'zod';
+
+/**
+ * The shop's content security policy allows no eval (script-src 'self'). Zod compiles fast object
+ * parsers with `new Function` unless told not to, and its probe for that is reported by the
+ * browser as a CSP violation even though Zod catches it. The forms here are small: Zod's plain
+ * interpreter is fast enough, and the policy stays quiet. main.tsx imports this first, before
+ * any schema is built.
+ */
+z.config({ jitless: true });

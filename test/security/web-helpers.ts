@@ -1,0 +1,254 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { openDatabase } from '../../src/server/db/client.js';
+import { sharedSecret } from '../../src/server/db/meta.js';
+import { webDistDir } from '../../src/server/paths.js';
+import { ApiClient, type ApiResponse } from '../support/client.js';
+import { freshPostgresUrl } from '../support/shop.js';
+
+/** The built web app the browser tests load: WEB_DIR when set (a private build), else dist/web. */
+export const WEB_DIR = process.env.WEB_DIR ?? webDistDir;
+
+declare global {
+  interface Window {
+    /** CSP violations seen by the page, recorded by {@link watchPage}'s init script. */
+    __csp?: string[];
+    /** Set by the stored-XSS payloads if one of them ever runs. */
+    __xss?: unknown;
+    /** Set by the inline script the CSP test injects, if it ever runs. */
+    __inlineRan?: unknown;
+  }
+}
+
+/** What a page did that a secure shop must not let it do: CSP violations, dialogs, page errors. */
+export interface Watched {
+  page: Page;
+  context: BrowserContext;
+  /** This document's `securitypolicyviolation` events, as "directive blockedURI source:line". */
+  cspEvents(): Promise<string[]>;
+  /** Chromium's console reports about the Content Security Policy, from every document of the page. */
+  cspConsole: string[];
+  /** Both: this document's events, then every console report. */
+  cspViolations(): Promise<string[]>;
+  /** alert / confirm / prompt dialogs opened by the page (a payload that ran). */
+  dialogs: string[];
+  /** Uncaught errors and console errors other than the expected 401/403/404 answers. */
+  problems: string[];
+}
+
+/**
+ * A page that records every CSP violation (from the document's `securitypolicyviolation` event,
+ * installed before any of the app's scripts run, and from Chromium's console report), every
+ * dialog and every error. Dialogs are dismissed so a payload that opens one cannot hang the test.
+ */
+export async function watchPage(context: BrowserContext): Promise<Watched> {
+  await context.addInitScript(() => {
+    window.__csp = [];
+    document.addEventListener('securitypolicyviolation', (event: SecurityPolicyViolationEvent) => {
+      window.__csp?.push(`${event.violatedDirective} ${event.blockedURI} ${event.sourceFile}:${event.lineNumber}`);
+    });
+  });
+  const page = await context.newPage();
+  const consoleCsp: string[] = [];
+  const dialogs: string[] = [];
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    const text = message.text();
+    if (/Content[ -]Security[ -]Policy/i.test(text)) consoleCsp.push(`console ${message.type()}: ${text}`);
+    else if (
+      message.type() === 'error' &&
+      !/Failed to load resource: the server responded with a status of (401|403|404)/.test(text)
+    ) {
+      problems.push(`console: ${text}`);
+    }
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('dialog', (dialog) => {
+    dialogs.push(`${dialog.type()}: ${dialog.message()}`);
+    dialog.dismiss().catch(() => {});
+  });
+  const cspEvents = () => page.evaluate(() => window.__csp ?? []);
+  return {
+    page,
+    context,
+    dialogs,
+    problems,
+    cspEvents,
+    cspConsole: consoleCsp,
+    async cspViolations() {
+      return [...(await cspEvents()), ...consoleCsp];
+    },
+  };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+/** One request and its answer, as the recording client saw them. */
+export interface Exchange {
+  request: string;
+  status: number;
+  body: string;
+  /** The cookies it set, as [name, value]. */
+  cookies: [string, string][];
+}
+
+/** An ApiClient that keeps every answer it receives, so a test can search them all afterwards. */
+export class RecordingClient extends ApiClient {
+  constructor(
+    baseUrl: string,
+    private readonly log: Exchange[],
+  ) {
+    super(baseUrl);
+  }
+
+  override async request<T = unknown>(
+    method: string,
+    urlPath: string,
+    options: Parameters<ApiClient['request']>[2] = {},
+  ): Promise<ApiResponse<T>> {
+    const res = await super.request<T>(method, urlPath, options);
+    this.log.push({
+      request: `${method} ${urlPath}`,
+      status: res.status,
+      body: typeof res.body === 'string' ? res.body : JSON.stringify(res.body),
+      cookies: res.headers.getSetCookie().map((line): [string, string] => {
+        const pair = line.split(';')[0] ?? '';
+        const eq = pair.indexOf('=');
+        return [pair.slice(0, eq).trim(), pair.slice(eq + 1).trim()];
+      }),
+    });
+    return res;
+  }
+}
+
+/** The real entry point (src/server/main.ts) in a child process, with its log captured line by line. */
+export interface ChildShop {
+  url: string;
+  dataDir: string;
+  /** Every line the process wrote to stdout and stderr so far. */
+  logLines(): string[];
+  /** Every answer received by clients made with {@link ChildShop.client}. */
+  exchanges: Exchange[];
+  client(): RecordingClient;
+  /** Every non-empty value of a cookie the shop set for those clients. */
+  seenCookies(name: string): string[];
+  /** The M-Pesa callback secret from the shop_meta table (read after {@link ChildShop.stop}). */
+  callbackSecret(): Promise<string>;
+  /** SIGTERM, and waits for a clean exit. */
+  stop(): Promise<number | null>;
+  /** Removes the data folder and database. */
+  cleanup(): Promise<void>;
+}
+
+export async function startChildShop(env: Record<string, string>): Promise<ChildShop> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'duka-web-sec-'));
+  const port = await freePort();
+  const postgres = process.env.TEST_DATABASE_URL ? await freshPostgresUrl(process.env.TEST_DATABASE_URL) : undefined;
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ...(postgres && { DATABASE_URL: postgres.url }),
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 45_000;
+  while (!output.includes('Duka is open')) {
+    if (child.exitCode !== null) throw new Error(`the shop exited: ${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the shop did not start: ${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const url = `http://127.0.0.1:${port}`;
+  const exchanges: Exchange[] = [];
+  let stopped = false;
+  return {
+    url,
+    dataDir,
+    exchanges,
+    logLines: () => output.split('\n').filter((line) => line.trim() !== ''),
+    client: () => new RecordingClient(url, exchanges),
+    seenCookies: (name) => exchanges.flatMap((e) => e.cookies.filter(([n, v]) => n === name && v !== '').map(([, v]) => v)),
+    async callbackSecret() {
+      const database = await openDatabase(
+        postgres ? { url: postgres.url, poolSize: 1 } : { url: undefined, pgliteDir: path.join(dataDir, 'pglite') },
+      );
+      try {
+        return await sharedSecret(database.db, 'mpesa_callback_secret');
+      } finally {
+        await database.close();
+      }
+    },
+    async stop() {
+      if (!stopped) {
+        stopped = true;
+        child.kill('SIGTERM');
+      }
+      return exit;
+    },
+    async cleanup() {
+      if (!stopped) {
+        stopped = true;
+        child.kill('SIGKILL');
+        await exit;
+      }
+      await postgres?.drop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The attributes of one Set-Cookie line, by lower-cased name (`secure`, `httponly`, `samesite` …). */
+export function cookieAttributes(setCookie: string[], name: string): Map<string, string> | undefined {
+  const line = setCookie.find((l) => l.startsWith(`${name}=`));
+  if (!line) return undefined;
+  const attributes = new Map<string, string>();
+  for (const part of line.split(';').slice(1)) {
+    const eq = part.indexOf('=');
+    const key = (eq < 0 ? part : part.slice(0, eq)).trim().toLowerCase();
+    attributes.set(key, eq < 0 ? '' : part.slice(eq + 1).trim());
+  }
+  return attributes;
+}
+
+/** Another origin on the same host (another port: same site, so SameSite=Lax cookies still go along). */
+export async function startOtherSite(html: string): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(html);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
