@@ -1,15 +1,14 @@
 import { useState } from 'react';
-import Button from 'react-bootstrap/Button';
 import Col from 'react-bootstrap/Col';
 import Form from 'react-bootstrap/Form';
 import Row from 'react-bootstrap/Row';
 import Spinner from 'react-bootstrap/Spinner';
 import Table from 'react-bootstrap/Table';
-import { Link, useSearchParams } from 'react-router';
+import { useSearchParams } from 'react-router';
 import type { Order } from '../../../shared/schemas/orders';
 import { paths } from '../../app/paths';
 import ConfirmDialog from '../../components/ConfirmDialog';
-import { CrossIcon, TrashIcon } from '../../components/icons';
+import { CrossIcon } from '../../components/icons';
 import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
@@ -17,7 +16,7 @@ import Price from '../../components/Price';
 import { errorMessage } from '../../lib/errors';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { useDeleteOrderMutation, useGetOrdersQuery } from '../orders/api';
-import { ActionsHeader, IdCell } from './TableParts';
+import { ActionsHeader, IdCell, RowActions } from './TableParts';
 
 /** A filter choice as kept in the address: '' for all, else 'true' or 'false'. */
 type FlagChoice = '' | 'true' | 'false';
@@ -143,24 +142,14 @@ export default function OrderListScreen() {
                       <CrossIcon className="text-danger" title="Not delivered" />
                     )}
                   </td>
-                  <td className="text-nowrap">
-                    <Link
-                      to={paths.order(order._id)}
-                      className="btn btn-light btn-sm me-2"
-                      aria-label={`Details of order ${order._id}`}
-                    >
-                      Details
-                    </Link>
-                    <Button
-                      variant="danger"
-                      size="sm"
-                      aria-label={`Delete order ${order._id}`}
-                      disabled={thisDeleting}
-                      onClick={() => setOrderToDelete(order)}
-                    >
-                      {thisDeleting ? <Spinner animation="border" size="sm" aria-hidden="true" /> : <TrashIcon />}
-                    </Button>
-                  </td>
+                  <RowActions
+                    to={paths.order(order._id)}
+                    linkLabel={`Details of order ${order._id}`}
+                    link="Details"
+                    deleteLabel={`Delete order ${order._id}`}
+                    deleting={thisDeleting}
+                    onDelete={() => setOrderToDelete(order)}
+                  />
                 </tr>
               );
             })}

@@ -10,7 +10,7 @@ import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import type { Product } from '../../../shared/schemas/products';
 import { paths } from '../../app/paths';
 import ConfirmDialog from '../../components/ConfirmDialog';
-import { EditIcon, SearchIcon, TrashIcon } from '../../components/icons';
+import { EditIcon, SearchIcon } from '../../components/icons';
 import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
@@ -20,7 +20,7 @@ import { errorMessage } from '../../lib/errors';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { useGetProductsQuery } from '../catalog/api';
 import { useCreateProductMutation, useDeleteProductMutation } from './api';
-import { ActionsHeader, IdCell } from './TableParts';
+import { ActionsHeader, IdCell, RowActions } from './TableParts';
 
 /** A page of the admin list, keeping the search in the query string so paging keeps it. */
 function adminProductsLink(page: number, keyword: string): string {
@@ -158,24 +158,14 @@ export default function ProductListScreen() {
                       <Price value={product.price} />
                     </td>
                     <td>{product.category}</td>
-                    <td className="text-nowrap">
-                      <Link
-                        to={paths.admin.productEdit(product._id)}
-                        className="btn btn-light btn-sm me-2"
-                        aria-label={`Edit ${product.name}`}
-                      >
-                        <EditIcon />
-                      </Link>
-                      <Button
-                        variant="danger"
-                        size="sm"
-                        aria-label={`Delete ${product.name}`}
-                        disabled={thisDeleting}
-                        onClick={() => setProductToDelete(product)}
-                      >
-                        {thisDeleting ? <Spinner animation="border" size="sm" aria-hidden="true" /> : <TrashIcon />}
-                      </Button>
-                    </td>
+                    <RowActions
+                      to={paths.admin.productEdit(product._id)}
+                      linkLabel={`Edit ${product.name}`}
+                      link={<EditIcon />}
+                      deleteLabel={`Delete ${product.name}`}
+                      deleting={thisDeleting}
+                      onDelete={() => setProductToDelete(product)}
+                    />
                   </tr>
                 );
               })}

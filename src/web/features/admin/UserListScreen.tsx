@@ -1,19 +1,16 @@
 import { useState } from 'react';
-import Button from 'react-bootstrap/Button';
-import Spinner from 'react-bootstrap/Spinner';
 import Table from 'react-bootstrap/Table';
-import { Link } from 'react-router';
 import type { PublicUser } from '../../../shared/schemas/users';
 import { paths } from '../../app/paths';
 import ConfirmDialog from '../../components/ConfirmDialog';
-import { CheckIcon, CrossIcon, EditIcon, TrashIcon } from '../../components/icons';
+import { CheckIcon, CrossIcon, EditIcon } from '../../components/icons';
 import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import { errorMessage } from '../../lib/errors';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { useDeleteUserMutation, useGetUsersQuery } from './api';
-import { ActionsHeader, IdCell } from './TableParts';
+import { ActionsHeader, IdCell, RowActions } from './TableParts';
 
 /** Every account, with edit and delete (spec §2, Admin user list). The server refuses deleting yourself. */
 export default function UserListScreen() {
@@ -71,24 +68,14 @@ export default function UserListScreen() {
                       <CrossIcon className="text-danger" title="Not admin" />
                     )}
                   </td>
-                  <td className="text-nowrap">
-                    <Link
-                      to={paths.admin.userEdit(user._id)}
-                      className="btn btn-light btn-sm me-2"
-                      aria-label={`Edit ${user.name}`}
-                    >
-                      <EditIcon />
-                    </Link>
-                    <Button
-                      variant="danger"
-                      size="sm"
-                      aria-label={`Delete ${user.name}`}
-                      disabled={thisDeleting}
-                      onClick={() => setUserToDelete(user)}
-                    >
-                      {thisDeleting ? <Spinner animation="border" size="sm" aria-hidden="true" /> : <TrashIcon />}
-                    </Button>
-                  </td>
+                  <RowActions
+                    to={paths.admin.userEdit(user._id)}
+                    linkLabel={`Edit ${user.name}`}
+                    link={<EditIcon />}
+                    deleteLabel={`Delete ${user.name}`}
+                    deleting={thisDeleting}
+                    onDelete={() => setUserToDelete(user)}
+                  />
                 </tr>
               );
             })}
