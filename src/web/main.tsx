@@ -1,5 +1,3 @@
-// First: schemas are built jitless, so the CSP never reports an eval probe (see zod-jitless.ts).
-import './zod-jitless';
 import 'bootstrap/dist/css/bootstrap.min.css';
 import 'react-toastify/dist/ReactToastify.css';
 import './styles.css';

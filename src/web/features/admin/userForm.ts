@@ -1,3 +1,5 @@
+// First, before any schema parses: no eval under the shop's CSP (see zod-jitless.ts).
+import '../../zod-jitless';
 import { adminUserUpdateBody } from '../../../shared/schemas/users';
 import type { UserUpdate } from './api';
 
