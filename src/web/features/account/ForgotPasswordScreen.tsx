@@ -5,6 +5,7 @@ import { paths } from '../../app/paths';
 import FormContainer from '../../components/FormContainer';
 import PageTitle from '../../components/PageTitle';
 import { toastErrors, toastSuccess } from '../../lib/toast';
+import { EmailField } from './AccountFields';
 import { useForgotPasswordMutation } from './api';
 import SubmitButton from './SubmitButton';
 
@@ -34,19 +35,7 @@ export default function ForgotPasswordScreen() {
         Enter the email address of your account and we will send you a link to choose a new password.
       </p>
       <Form onSubmit={submit}>
-        <Form.Group className="mb-3" controlId="email">
-          <Form.Label>Email Address</Form.Label>
-          <Form.Control
-            type="email"
-            inputMode="email"
-            autoComplete="email"
-            autoCapitalize="none"
-            spellCheck={false}
-            required
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-          />
-        </Form.Group>
+        <EmailField value={email} onChange={setEmail} />
         <SubmitButton busy={isLoading}>Send Reset Link</SubmitButton>
       </Form>
     </FormContainer>

@@ -10,6 +10,7 @@ import FormContainer from '../../components/FormContainer';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import { toastErrors } from '../../lib/toast';
+import { EmailField } from './AccountFields';
 import { useLoginMutation } from './api';
 import { setCredentials, signedOut } from './authSlice';
 import SubmitButton from './SubmitButton';
@@ -50,19 +51,7 @@ export default function LoginScreen() {
       <h1 className="h2 mb-3">Sign In</h1>
       {adminRequired && <Message variant="warning">This page is for admins. Sign in with an admin account to continue.</Message>}
       <Form onSubmit={submit}>
-        <Form.Group className="mb-3" controlId="email">
-          <Form.Label>Email Address</Form.Label>
-          <Form.Control
-            type="email"
-            inputMode="email"
-            autoComplete="email"
-            autoCapitalize="none"
-            spellCheck={false}
-            required
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-          />
-        </Form.Group>
+        <EmailField value={email} onChange={setEmail} />
         <Form.Group className="mb-3" controlId="password">
           <Form.Label>Password</Form.Label>
           <Form.Control

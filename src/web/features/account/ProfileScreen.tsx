@@ -4,7 +4,6 @@ import Form from 'react-bootstrap/Form';
 import Row from 'react-bootstrap/Row';
 import { Link } from 'react-router';
 import { toast } from 'react-toastify';
-import { PASSWORD_MIN_LENGTH } from '../../../shared/constants';
 import type { ProfileUpdateBody } from '../../../shared/schemas/users';
 import { paths } from '../../app/paths';
 import { useAppDispatch, useAppSelector } from '../../app/store';
@@ -14,6 +13,7 @@ import PageTitle from '../../components/PageTitle';
 import { errorMessage } from '../../lib/errors';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { useGetMyOrdersQuery } from '../orders/api';
+import { EmailField, NewPasswordFields } from './AccountFields';
 import { useGetProfileQuery, useUpdateProfileMutation } from './api';
 import { setCredentials } from './authSlice';
 import MyOrdersTable from './MyOrdersTable';
@@ -94,39 +94,14 @@ function ProfileForm() {
             onChange={(e) => setName(e.target.value)}
           />
         </Form.Group>
-        <Form.Group className="mb-3" controlId="email">
-          <Form.Label>Email Address</Form.Label>
-          <Form.Control
-            type="email"
-            inputMode="email"
-            autoComplete="email"
-            autoCapitalize="none"
-            spellCheck={false}
-            required
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-          />
-        </Form.Group>
-        <Form.Group className="mb-3" controlId="password">
-          <Form.Label>Password</Form.Label>
-          <Form.Control
-            type="password"
-            autoComplete="new-password"
-            aria-describedby="password-help"
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-          <Form.Text id="password-help">Leave blank to keep it. At least {PASSWORD_MIN_LENGTH} characters.</Form.Text>
-        </Form.Group>
-        <Form.Group className="mb-3" controlId="confirmPassword">
-          <Form.Label>Confirm Password</Form.Label>
-          <Form.Control
-            type="password"
-            autoComplete="new-password"
-            value={confirmPassword}
-            onChange={(e) => setConfirmPassword(e.target.value)}
-          />
-        </Form.Group>
+        <EmailField value={email} onChange={setEmail} />
+        <NewPasswordFields
+          optional
+          password={password}
+          confirmPassword={confirmPassword}
+          onPassword={setPassword}
+          onConfirmPassword={setConfirmPassword}
+        />
         <SubmitButton busy={isUpdating}>Update</SubmitButton>
       </Form>
     </>

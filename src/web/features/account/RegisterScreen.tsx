@@ -4,12 +4,12 @@ import Form from 'react-bootstrap/Form';
 import Row from 'react-bootstrap/Row';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { toast } from 'react-toastify';
-import { PASSWORD_MIN_LENGTH } from '../../../shared/constants';
 import { paths, safeRedirect } from '../../app/paths';
 import { useAppDispatch, useAppSelector } from '../../app/store';
 import FormContainer from '../../components/FormContainer';
 import PageTitle from '../../components/PageTitle';
 import { toastErrors, toastSuccess } from '../../lib/toast';
+import { EmailField, NewPasswordFields } from './AccountFields';
 import { useRegisterMutation } from './api';
 import { setCredentials, signedOut } from './authSlice';
 import SubmitButton from './SubmitButton';
@@ -65,41 +65,13 @@ export default function RegisterScreen() {
             onChange={(e) => setName(e.target.value)}
           />
         </Form.Group>
-        <Form.Group className="mb-3" controlId="email">
-          <Form.Label>Email Address</Form.Label>
-          <Form.Control
-            type="email"
-            inputMode="email"
-            autoComplete="email"
-            autoCapitalize="none"
-            spellCheck={false}
-            required
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-          />
-        </Form.Group>
-        <Form.Group className="mb-3" controlId="password">
-          <Form.Label>Password</Form.Label>
-          <Form.Control
-            type="password"
-            autoComplete="new-password"
-            required
-            aria-describedby="password-help"
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-          <Form.Text id="password-help">At least {PASSWORD_MIN_LENGTH} characters.</Form.Text>
-        </Form.Group>
-        <Form.Group className="mb-3" controlId="confirmPassword">
-          <Form.Label>Confirm Password</Form.Label>
-          <Form.Control
-            type="password"
-            autoComplete="new-password"
-            required
-            value={confirmPassword}
-            onChange={(e) => setConfirmPassword(e.target.value)}
-          />
-        </Form.Group>
+        <EmailField value={email} onChange={setEmail} />
+        <NewPasswordFields
+          password={password}
+          confirmPassword={confirmPassword}
+          onPassword={setPassword}
+          onConfirmPassword={setConfirmPassword}
+        />
         <SubmitButton busy={isLoading}>Sign Up</SubmitButton>
       </Form>
       <Row className="py-3">

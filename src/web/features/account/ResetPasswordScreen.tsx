@@ -2,13 +2,13 @@ import { type FormEvent, useState } from 'react';
 import Form from 'react-bootstrap/Form';
 import { Link, useNavigate, useParams } from 'react-router';
 import { toast } from 'react-toastify';
-import { PASSWORD_MIN_LENGTH } from '../../../shared/constants';
 import { paths } from '../../app/paths';
 import FormContainer from '../../components/FormContainer';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import { errorMessages } from '../../lib/errors';
 import { toastErrors, toastSuccess } from '../../lib/toast';
+import { NewPasswordFields } from './AccountFields';
 import { useResetPasswordMutation } from './api';
 import SubmitButton from './SubmitButton';
 
@@ -62,28 +62,13 @@ export default function ResetPasswordScreen() {
         </Message>
       )}
       <Form onSubmit={submit}>
-        <Form.Group className="mb-3" controlId="password">
-          <Form.Label>New Password</Form.Label>
-          <Form.Control
-            type="password"
-            autoComplete="new-password"
-            required
-            aria-describedby="password-help"
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-          <Form.Text id="password-help">At least {PASSWORD_MIN_LENGTH} characters.</Form.Text>
-        </Form.Group>
-        <Form.Group className="mb-3" controlId="confirmPassword">
-          <Form.Label>Confirm Password</Form.Label>
-          <Form.Control
-            type="password"
-            autoComplete="new-password"
-            required
-            value={confirmPassword}
-            onChange={(e) => setConfirmPassword(e.target.value)}
-          />
-        </Form.Group>
+        <NewPasswordFields
+          label="New Password"
+          password={password}
+          confirmPassword={confirmPassword}
+          onPassword={setPassword}
+          onConfirmPassword={setConfirmPassword}
+        />
         <SubmitButton busy={isLoading}>Reset Password</SubmitButton>
       </Form>
       {linkFailure.length === 0 && (
