@@ -31,7 +31,7 @@ interface PgErrorLike {
 }
 
 /** Drizzle wraps driver errors; the SQLSTATE sits on the error or on its cause. */
-function findPgError(error: unknown): PgErrorLike | undefined {
+export function findPgError(error: unknown): PgErrorLike | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 3 && current && typeof current === 'object'; depth++) {
     const candidate = current as PgErrorLike & { cause?: unknown };
@@ -39,4 +39,9 @@ function findPgError(error: unknown): PgErrorLike | undefined {
     current = candidate.cause;
   }
   return undefined;
+}
+
+/** The SQLSTATE of a database error, if it is one. */
+export function sqlStateOf(error: unknown): string | undefined {
+  return findPgError(error)?.code;
 }

@@ -1,25 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ProductPage } from '../../src/shared/schemas/products.js';
 import { ApiClient } from '../support/client.js';
+import { freePort } from '../support/ports.js';
 import { freshPostgresUrl, startTestShop } from '../support/shop.js';
 
 /** The real entry point, started as `npm start` would, with no configuration but a port and a folder. */
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 interface Started {
   child: ChildProcess;

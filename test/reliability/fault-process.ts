@@ -1,21 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import net from 'node:net';
 
 /**
  * The shop's real entry point (src/server/main.ts) as a child process, for the fault tests: it can
  * be started, killed with SIGKILL mid-request, and started again on the same data.
  */
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

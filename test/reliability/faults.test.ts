@@ -9,9 +9,10 @@ import type { PaymentStatus, StkPushResponse } from '../../src/shared/schemas/pa
 import type { Product } from '../../src/shared/schemas/products.js';
 import { ApiClient, type ApiResponse, type ErrorResponse } from '../support/client.js';
 import { createProduct, NAIROBI_ADDRESS } from '../support/fixtures.js';
+import { freePort } from '../support/ports.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, freshPostgresUrl, startTestShop } from '../support/shop.js';
 import { type AttemptRow, readSnapshot } from './fault-inspect.js';
-import { freePort, ShopProcess, sleep, within } from './fault-process.js';
+import { ShopProcess, sleep, within } from './fault-process.js';
 
 /**
  * Faults: the shop is killed with SIGKILL in the middle of a burst of orders and M-Pesa payments

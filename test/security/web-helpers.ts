@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -9,6 +9,7 @@ import { openDatabase } from '../../src/server/db/client.js';
 import { sharedSecret } from '../../src/server/db/meta.js';
 import { webDistDir } from '../../src/server/paths.js';
 import { ApiClient, type ApiResponse } from '../support/client.js';
+import { freePort } from '../support/ports.js';
 import { freshPostgresUrl } from '../support/shop.js';
 
 /** The built web app the browser tests load: WEB_DIR when set (a private build), else dist/web. */
@@ -84,17 +85,6 @@ export async function watchPage(context: BrowserContext): Promise<Watched> {
       return [...(await cspEvents()), ...consoleCsp];
     },
   };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 /** One request and its answer, as the recording client saw them. */

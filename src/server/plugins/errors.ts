@@ -4,7 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { ErrorBody } from '../../shared/schemas/common.js';
-import { AppError } from '../errors.js';
+import { AppError, sqlStateOf } from '../errors.js';
 
 /**
  * One place decides what a failure looks like: a 4xx with `{ errors: [{ msg, path }] }` for
@@ -46,17 +46,6 @@ const CLIENT_DATA_ERRORS: Record<string, string> = {
   '22P05': 'The request contains a character that is not allowed (such as a NUL character)',
   '22003': 'A number in the request is too large',
 };
-
-/** The SQLSTATE of a database error; drizzle wraps the driver's error in `cause`. */
-function sqlStateOf(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 3 && current && typeof current === 'object'; depth++) {
-    const { code, cause } = current as { code?: unknown; cause?: unknown };
-    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
-    current = cause;
-  }
-  return undefined;
-}
 
 function describeValidation(error: FastifyError): ErrorBody['errors'] {
   if (!hasZodFastifySchemaValidationErrors(error)) {
