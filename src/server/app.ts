@@ -4,10 +4,13 @@ import cookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Redis } from 'ioredis';
+import type { CatalogCache } from './cache/catalog-cache.js';
 import type { AppConfig } from './config.js';
 import type { Database } from './db/client.js';
 import type { Notifications } from './mail/notifications.js';
 import { demoImagesDir } from './paths.js';
+import catalogInvalidation from './plugins/catalog-cache.js';
 import errors, { clientErrorHandler, frameworkErrors, sendNotFound } from './plugins/errors.js';
 import openapi from './plugins/openapi.js';
 import rateLimiting from './plugins/rate-limit.js';
@@ -29,6 +32,10 @@ export interface AppDeps {
   notify: Notifications;
   logger: FastifyBaseLogger;
   payments: Omit<PaymentRoutesOptions, 'promptsPerUser'>;
+  /** Cached catalogue answers, invalidated on every instance by catalogue writes. */
+  cache: CatalogCache;
+  /** Shared fast state (rate-limit counters) when the shop has Redis. */
+  redis?: Redis | undefined;
 }
 
 /** JSON bodies stay small; images go through multipart uploads with their own limit. */
@@ -38,7 +45,7 @@ const JSON_BODY_LIMIT = 256 * 1024;
  * Builds the whole shop as one Fastify instance: external plugins, then the shop's own
  * cross-cutting plugins, then one routes plugin per resource. main.ts and the tests both call it.
  */
-export async function buildApp({ config, database, notify, logger, payments }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, database, notify, logger, payments, cache, redis }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
     genReqId: () => randomUUID(),
@@ -76,7 +83,8 @@ export async function buildApp({ config, database, notify, logger, payments }: A
   await app.register(cookie);
   await app.register(xsrf, { secureCookies: config.secureCookies });
   await app.register(sessions, { db: database.db, config });
-  await app.register(rateLimiting, { db: database.db });
+  await app.register(rateLimiting, { db: database.db, redis, redisKeyPrefix: config.redisKeyPrefix });
+  await app.register(catalogInvalidation, { cache });
   await app.register(openapi);
 
   await app.register(fastifyStatic, {
@@ -102,7 +110,7 @@ export async function buildApp({ config, database, notify, logger, payments }: A
 
   const db = database.db;
   await app.register(healthRoutes, { database });
-  await app.register(productRoutes, { db });
+  await app.register(productRoutes, { db, cache });
   await app.register(userRoutes, { db, config, notify });
   await app.register(orderRoutes, { db, notify });
   await app.register(adminRoutes, { db });

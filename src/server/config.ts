@@ -50,6 +50,10 @@ export interface AppConfig {
   /** postgres://… to run on PostgreSQL; unset runs on the embedded PGlite under dataDir. */
   databaseUrl: string | undefined;
   databasePoolSize: number;
+  /** redis://… shared by every instance for rate-limit counters and the catalogue cache's version; unset keeps them in the database. */
+  redisUrl: string | undefined;
+  /** Prefix of every Redis key, so several shops (or test runs) can share one Redis. */
+  redisKeyPrefix: string;
   /** The shop's address as shoppers reach it; used in links sent by mail. */
   publicUrl: string;
   adminEmail: string;
@@ -154,6 +158,13 @@ function smtpUrl(raw: string | undefined): string | undefined {
   return raw;
 }
 
+function redisUrl(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  if (!/^rediss?:\/\/[^\s]+/.test(raw))
+    throw new Error('REDIS_URL must look like redis://host:6379 or rediss://user:pass@host:6380/0');
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const nodeEnv = env.NODE_ENV === 'production' || env.NODE_ENV === 'test' ? env.NODE_ENV : 'development';
   const port = integer(env, 'PORT', 3000);
@@ -169,6 +180,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     webDir: env.WEB_DIR ? path.resolve(env.WEB_DIR) : webDistDir,
     databaseUrl,
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10),
+    redisUrl: redisUrl(env.REDIS_URL),
+    redisKeyPrefix: env.REDIS_KEY_PREFIX || 'duka:',
     publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
     adminEmail: (env.ADMIN_EMAIL || 'admin@example.com').trim().toLowerCase(),
     adminPassword: env.ADMIN_PASSWORD || undefined,

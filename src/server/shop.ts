@@ -1,8 +1,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import { buildApp } from './app.js';
+import { CatalogCache, type CatalogVersion, localVersion, postgresVersion, redisVersion } from './cache/catalog-cache.js';
 import type { AppConfig } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { seedShop } from './db/seed.js';
@@ -10,6 +12,7 @@ import { outboxTransport, smtpTransport } from './mail/mailer.js';
 import { createNotifications } from './mail/notifications.js';
 import { MailWorker } from './mail/queue.js';
 import { type MpesaRuntime, startMpesa } from './mpesa/runtime.js';
+import { connectRedis } from './redis.js';
 
 export interface RunningShop {
   app: FastifyInstance;
@@ -77,6 +80,12 @@ export function createLogger(config: AppConfig): Logger {
   });
 }
 
+/** Where the catalogue cache learns of changes made by any instance: see cache/catalog-cache.ts. */
+function catalogVersion(database: Database, redis: Redis | undefined, prefix: string): CatalogVersion {
+  if (database.kind === 'pglite') return localVersion();
+  return redis ? redisVersion(redis, `${prefix}catalog-version`) : postgresVersion(database.db);
+}
+
 /**
  * Opens the database (PGlite under DATA_DIR, or PostgreSQL at DATABASE_URL), applies the
  * migrations, seeds a new shop, and starts serving. main.ts and the tests both start the shop here.
@@ -94,7 +103,9 @@ export async function startShop(config: AppConfig, options: { database?: Databas
   let app: FastifyInstance | undefined;
   let mpesa: MpesaRuntime | undefined;
   let mailWorker: MailWorker | undefined;
+  let redis: Redis | undefined;
   try {
+    if (config.redisUrl) redis = await connectRedis(config.redisUrl, log);
     await database.withStartupLock(async () => {
       await database.migrate();
       await seedShop(database.db, config, log);
@@ -107,7 +118,10 @@ export async function startShop(config: AppConfig, options: { database?: Databas
     const worker = mailWorker;
     const notify = createNotifications(config.publicUrl, () => worker.nudge());
     mpesa = await startMpesa(config.mpesa, config.publicUrl, database.db, notify, log);
-    app = await buildApp({ config, database, notify, logger: log, payments: mpesa });
+    const cache = new CatalogCache(catalogVersion(database, redis, config.redisKeyPrefix), (error, what) =>
+      log.error({ err: error }, `catalogue cache: ${what} failed`),
+    );
+    app = await buildApp({ config, database, notify, logger: log, payments: mpesa, cache, redis });
     // A deep accept queue: at a promotion's peak a thousand phones may connect at once, and
     // Node's default of 511 resets the rest (seen in test/reliability/concurrency.test.ts).
     const address = await app.listen({ port: config.port, host: config.host, backlog: 4096 });
@@ -117,6 +131,7 @@ export async function startShop(config: AppConfig, options: { database?: Databas
     worker.start();
     const running = app;
     const payments = mpesa;
+    const sharedState = redis;
     return {
       app: running,
       database,
@@ -127,6 +142,7 @@ export async function startShop(config: AppConfig, options: { database?: Databas
         await running.close();
         await payments.close();
         await worker.stop();
+        await sharedState?.quit();
         await database.close();
       },
     };
@@ -134,6 +150,7 @@ export async function startShop(config: AppConfig, options: { database?: Databas
     await app?.close().catch(() => {});
     await mpesa?.close().catch(() => {});
     await mailWorker?.stop().catch(() => {});
+    redis?.disconnect();
     await database.close().catch(() => {});
     throw error;
   }

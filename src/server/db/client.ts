@@ -31,13 +31,27 @@ export interface Database {
 }
 
 /**
- * Typo tolerance: how alike a search word must be to a word of a product's name or category.
- * "samsng" is 0.57 alike to "samsung"; PostgreSQL's default of 0.6 would miss it.
+ * Settings every connection of the shop runs with.
+ * - Typo tolerance: how alike a search word must be to a word of a product's name or category.
+ *   "samsng" is 0.57 alike to "samsung"; PostgreSQL's default of 0.6 would miss it.
+ * - random_page_cost for SSDs (the default of 4 assumes spinning disks): with it the planner
+ *   answers a keyword search from the trigram and full-text indexes (about 70 ms at 100k products)
+ *   instead of scanning the whole table (about 350 ms).
+ * - No parallel workers per query: the shop runs many small queries at once, and at 100k products
+ *   a parallel plan only took cores from the other requests.
  */
-const WORD_SIMILARITY_THRESHOLD = 0.5;
-const SESSION_SETTINGS = `SET pg_trgm.word_similarity_threshold = ${WORD_SIMILARITY_THRESHOLD}`;
-/** The same setting, given to PostgreSQL at connect time so every pooled connection has it. */
-const CONNECTION_OPTIONS = `-c pg_trgm.word_similarity_threshold=${WORD_SIMILARITY_THRESHOLD}`;
+const SETTINGS: Record<string, string> = {
+  'pg_trgm.word_similarity_threshold': '0.5',
+  random_page_cost: '1.1',
+  max_parallel_workers_per_gather: '0',
+};
+const SESSION_SETTINGS = Object.entries(SETTINGS)
+  .map(([name, value]) => `SET ${name} = ${value};`)
+  .join(' ');
+/** The same settings, given to PostgreSQL at connect time so every pooled connection has them. */
+const CONNECTION_OPTIONS = Object.entries(SETTINGS)
+  .map(([name, value]) => `-c ${name}=${value}`)
+  .join(' ');
 /** Arbitrary, fixed key of the advisory lock taken around migrations and seeding. */
 const STARTUP_LOCK_KEY = 724_193_001;
 

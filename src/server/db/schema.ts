@@ -7,6 +7,7 @@ import {
   integer,
   jsonb,
   numeric,
+  pgSequence,
   pgTable,
   smallint,
   text,
@@ -261,6 +262,25 @@ export const rateLimits = pgTable(
   },
   (t) => [index('rate_limits_reset_idx').on(t.resetAt)],
 );
+
+/**
+ * How many products the shop has, kept exact by statement-level triggers on products (migration
+ * 0005), so the newest-first listing knows its page count without counting the table.
+ */
+export const catalogStats = pgTable(
+  'catalog_stats',
+  {
+    id: smallint('id').primaryKey().default(1),
+    productCount: integer('product_count').notNull().default(0),
+  },
+  (t) => [check('catalog_stats_single_row', sql`${t.id} = 1`)],
+);
+
+/**
+ * The catalogue cache's version when several instances share PostgreSQL without Redis
+ * (src/server/cache/catalog-cache.ts): nextval() after every catalogue write, no locks taken.
+ */
+export const catalogVersion = pgSequence('catalog_version');
 
 /** Small facts about this shop's database (when it was seeded, …). */
 export const shopMeta = pgTable('shop_meta', {

@@ -3,7 +3,7 @@ import { PRODUCTS_PAGE_SIZE, TOP_PRODUCTS_COUNT } from '../../shared/constants.j
 import { fromCents, toCents } from '../../shared/money.js';
 import type { Product, ProductDetail, ProductPage, ProductUpdateBody, Review } from '../../shared/schemas/products.js';
 import type { Db } from '../db/client.js';
-import { products, reviews } from '../db/schema.js';
+import { catalogStats, products, reviews } from '../db/schema.js';
 import { notFound } from '../errors.js';
 
 /** The columns a product answer needs (the generated search columns stay in the database). */
@@ -64,24 +64,14 @@ function keywordSearch(keyword: string): KeywordSearch {
   };
 }
 
+/**
+ * One page of products. Work per page stays small at any catalogue size: the newest-first page
+ * walks an index, and its total comes from a counter kept by triggers (catalog_stats) rather than
+ * counting the table; a search ranks its matches once and counts them in the same pass.
+ */
 export async function listProducts(db: Db, options: { page: number; keyword: string }): Promise<ProductPage> {
-  const search = options.keyword ? keywordSearch(options.keyword) : undefined;
   const offset = (options.page - 1) * PRODUCTS_PAGE_SIZE;
-  const order = search
-    ? [desc(search.score), desc(products.createdAt), desc(products.id)]
-    : [sql`${products.createdAt} DESC NULLS LAST`, sql`${products.id} DESC NULLS LAST`];
-
-  const [rows, [counted]] = await Promise.all([
-    db
-      .select(productColumns)
-      .from(products)
-      .where(search?.where)
-      .orderBy(...order)
-      .limit(PRODUCTS_PAGE_SIZE)
-      .offset(offset),
-    db.select({ count: sql<number>`count(*)::int` }).from(products).where(search?.where),
-  ]);
-  const count = counted?.count ?? 0;
+  const { rows, count } = options.keyword ? await searchPage(db, options.keyword, offset) : await latestPage(db, offset);
   return {
     products: rows.map(toProductJson),
     page: options.page,
@@ -89,6 +79,36 @@ export async function listProducts(db: Db, options: { page: number; keyword: str
     count,
     pageSize: PRODUCTS_PAGE_SIZE,
   };
+}
+
+async function latestPage(db: Db, offset: number): Promise<{ rows: ProductRow[]; count: number }> {
+  const [rows, [stats]] = await Promise.all([
+    db
+      .select(productColumns)
+      .from(products)
+      .orderBy(sql`${products.createdAt} DESC NULLS LAST`, sql`${products.id} DESC NULLS LAST`)
+      .limit(PRODUCTS_PAGE_SIZE)
+      .offset(offset),
+    db.select({ count: catalogStats.productCount }).from(catalogStats),
+  ]);
+  return { rows, count: stats?.count ?? 0 };
+}
+
+async function searchPage(db: Db, keyword: string, offset: number): Promise<{ rows: ProductRow[]; count: number }> {
+  const search = keywordSearch(keyword);
+  const rows = await db
+    .select({ ...productColumns, total: sql<number>`count(*) OVER ()`.mapWith(Number) })
+    .from(products)
+    .where(search.where)
+    .orderBy(desc(search.score), desc(products.createdAt), desc(products.id))
+    .limit(PRODUCTS_PAGE_SIZE)
+    .offset(offset);
+  const first = rows[0];
+  if (first) return { rows, count: first.total };
+  if (offset === 0) return { rows, count: 0 };
+  // A page past the last match: the window saw no rows, so count the matches on their own.
+  const [counted] = await db.select({ count: sql<number>`count(*)::int` }).from(products).where(search.where);
+  return { rows, count: counted?.count ?? 0 };
 }
 
 /** The highest rated products, for the home page carousel. */

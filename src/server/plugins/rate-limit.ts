@@ -2,6 +2,7 @@ import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor }
 import { lt, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import type { Redis } from 'ioredis';
 import { type Db, queryRows } from '../db/client.js';
 import { rateLimits } from '../db/schema.js';
 import { AppError } from '../errors.js';
@@ -48,12 +49,17 @@ function databaseStore(db: Db, prefix = 'rl:'): FastifyRateLimitStoreCtor {
   };
 }
 
-/** Per-route limits (login, registration, password reset, payment prompts) answer 429 with a msg. */
+/**
+ * Per-route limits (login, registration, password reset, payment prompts) answer 429 with a msg.
+ * Counters live in Redis when the shop has it (one round trip, no database write per attempt),
+ * otherwise in the database; either way every instance counts into the same window.
+ */
 export default fp(
-  async function rateLimiting(app: FastifyInstance, opts: { db: Db }) {
+  async function rateLimiting(app: FastifyInstance, opts: { db: Db; redis?: Redis | undefined; redisKeyPrefix: string }) {
+    const store = opts.redis ? { redis: opts.redis, nameSpace: `${opts.redisKeyPrefix}rl:` } : { store: databaseStore(opts.db) };
     await app.register(rateLimit, {
       global: false,
-      store: databaseStore(opts.db),
+      ...store,
       // A limit is about abuse, not correctness: if the counter store fails, let the request through.
       skipOnError: true,
       errorResponseBuilder: (_request, context) =>

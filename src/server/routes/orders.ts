@@ -13,6 +13,7 @@ import {
   placeOrder,
 } from '../domain/orders.js';
 import type { Notifications } from '../mail/notifications.js';
+import { CHANGES_CATALOG } from '../plugins/catalog-cache.js';
 import { currentUser } from '../plugins/sessions.js';
 
 const tags = ['orders'];
@@ -21,6 +22,7 @@ const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody 
 const orderRoutes: FastifyPluginAsyncZod<{ db: Db; notify: Notifications }> = async (app, { db, notify }) => {
   app.post('/api/orders', {
     onRequest: app.requireUser,
+    config: CHANGES_CATALOG,
     schema: {
       tags,
       summary: 'Place an order; prices are computed by the server and stock is reserved',
@@ -55,6 +57,7 @@ const orderRoutes: FastifyPluginAsyncZod<{ db: Db; notify: Notifications }> = as
 
   app.delete('/api/orders/:id', {
     onRequest: app.requireAdmin,
+    config: CHANGES_CATALOG,
     schema: {
       tags,
       summary: 'Delete an order (admin); an undelivered order returns its stock',

@@ -1,3 +1,4 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorBody, idParams, messageBody } from '../../shared/schemas/common.js';
@@ -10,6 +11,7 @@ import {
   reviewBody,
   reviewParams,
 } from '../../shared/schemas/products.js';
+import type { CatalogCache } from '../cache/catalog-cache.js';
 import type { Db } from '../db/client.js';
 import {
   createSampleProduct,
@@ -20,13 +22,30 @@ import {
   updateProduct,
 } from '../domain/catalog.js';
 import { addReview, deleteReview } from '../domain/reviews.js';
+import { CHANGES_CATALOG } from '../plugins/catalog-cache.js';
 import { acceptFormBodies } from '../plugins/form-bodies.js';
 import { currentUser } from '../plugins/sessions.js';
 
 const tags = ['products'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody };
 
-const productRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
+/**
+ * Sends a catalogue answer from the cache. Browsers keep it but ask again every time
+ * (`no-cache`); an unchanged answer costs them a 304 with no body.
+ */
+async function sendCached(
+  cache: CatalogCache,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  compute: () => Promise<unknown>,
+): Promise<void> {
+  const answer = await cache.get(request.url, compute);
+  reply.header('cache-control', 'no-cache').header('etag', answer.etag);
+  if (request.headers['if-none-match'] === answer.etag) reply.status(304).send();
+  else reply.type('application/json; charset=utf-8').send(answer.body);
+}
+
+const productRoutes: FastifyPluginAsyncZod<{ db: Db; cache: CatalogCache }> = async (app, { db, cache }) => {
   await acceptFormBodies(app);
 
   app.get('/api/products', {
@@ -36,27 +55,33 @@ const productRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => 
       querystring: productListQuery,
       response: { 200: productPage, 400: errorBody },
     },
-    handler: (request) => listProducts(db, { page: request.query.pageNumber, keyword: request.query.keyword }),
+    handler: (request, reply) =>
+      sendCached(cache, request, reply, async () =>
+        productPage.parse(await listProducts(db, { page: request.query.pageNumber, keyword: request.query.keyword })),
+      ),
   });
 
   app.get('/api/products/top', {
     schema: { tags, summary: 'The three highest rated products', response: { 200: z.array(product) } },
-    handler: () => topProducts(db),
+    handler: (request, reply) => sendCached(cache, request, reply, async () => z.array(product).parse(await topProducts(db))),
   });
 
   app.get('/api/products/:id', {
     schema: { tags, summary: 'One product with its reviews', params: idParams, response: { 200: productDetail, ...errors } },
-    handler: (request) => getProductDetail(db, request.params.id),
+    handler: (request, reply) =>
+      sendCached(cache, request, reply, async () => productDetail.parse(await getProductDetail(db, request.params.id))),
   });
 
   app.post('/api/products', {
     onRequest: app.requireAdmin,
+    config: CHANGES_CATALOG,
     schema: { tags, summary: 'Create a sample product to edit (admin)', response: { 201: product, ...errors } },
     handler: async (request, reply) => reply.status(201).send(await createSampleProduct(db, currentUser(request).id)),
   });
 
   app.put('/api/products/:id', {
     onRequest: app.requireAdmin,
+    config: CHANGES_CATALOG,
     schema: {
       tags,
       summary: 'Update a product from JSON or form data (admin)',
@@ -69,6 +94,7 @@ const productRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => 
 
   app.delete('/api/products/:id', {
     onRequest: app.requireAdmin,
+    config: CHANGES_CATALOG,
     schema: { tags, summary: 'Delete a product (admin)', params: idParams, response: { 200: messageBody, ...errors } },
     handler: async (request) => {
       await deleteProduct(db, request.params.id);
@@ -78,6 +104,7 @@ const productRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => 
 
   app.post('/api/products/:id/reviews', {
     onRequest: app.requireUser,
+    config: CHANGES_CATALOG,
     schema: {
       tags,
       summary: 'Review a product (once per shopper)',
@@ -93,6 +120,7 @@ const productRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => 
 
   app.delete('/api/products/:id/:reviewId', {
     onRequest: app.requireUser,
+    config: CHANGES_CATALOG,
     schema: {
       tags,
       summary: 'Delete a review (its author or an admin)',

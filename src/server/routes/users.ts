@@ -27,6 +27,7 @@ import {
   updateProfile,
 } from '../domain/accounts.js';
 import type { Notifications } from '../mail/notifications.js';
+import { CHANGES_CATALOG } from '../plugins/catalog-cache.js';
 import { acceptFormBodies } from '../plugins/form-bodies.js';
 import { currentUser, SESSION_COOKIE } from '../plugins/sessions.js';
 
@@ -149,6 +150,8 @@ const userRoutes: FastifyPluginAsyncZod<{ db: Db; config: AppConfig; notify: Not
 
   app.delete('/api/users/:id', {
     onRequest: app.requireAdmin,
+    // The deleted shopper's reviews stay, without their author: product answers change.
+    config: CHANGES_CATALOG,
     schema: {
       tags,
       summary: 'Delete a user (admin); not yourself, not the last admin',
