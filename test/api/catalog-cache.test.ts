@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Product, ProductDetail, ProductPage } from '../../src/shared/schemas/products.js';
+import { startChildShop } from '../security/web-helpers.js';
 import type { ApiClient } from '../support/client.js';
 import { createProduct, placeOrder } from '../support/fixtures.js';
-import { startTestShop, type TestShop } from '../support/shop.js';
+import { ADMIN_PASSWORD, startTestShop, type TestShop } from '../support/shop.js';
 
 const DATABASE = process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -110,6 +111,32 @@ describe(`catalogue answers are cached but never stale (${DATABASE})`, () => {
     expect(beyond.body.products).toEqual([]);
     expect(beyond.body).toMatchObject({ count: matches.body.count, pages: matches.body.pages });
   });
+});
+
+describe(`cached answers in the real server's log (${DATABASE})`, () => {
+  it('serving, revalidating and invalidating cached answers logs no warning or error', async () => {
+    const shop = await startChildShop({ LOG_LEVEL: 'info', ADMIN_PASSWORD });
+    try {
+      const client = shop.client();
+      const admin = shop.client();
+      await admin.signIn('admin@example.com', ADMIN_PASSWORD);
+      const product = (await client.get<Product[]>('/api/products/top')).body[0];
+      if (!product) throw new Error('no products');
+      for (const path of ['/api/products', '/api/products/top', `/api/products/${product._id}`, '/api/products?keyword=tv']) {
+        const first = await client.get(path);
+        await client.get(path);
+        await client.request('GET', path, { headers: { 'if-none-match': first.headers.get('etag') ?? '' } });
+      }
+      expect((await admin.put(`/api/products/${product._id}`, { price: 999 })).status).toBe(200);
+      expect((await client.get<Product>(`/api/products/${product._id}`)).body.price).toBe(999);
+      await shop.stop();
+      const problems = shop.logLines().filter((line) => /"level":(4|5|6)0/.test(line));
+      expect(problems).toEqual([]);
+    } finally {
+      await shop.stop();
+      await shop.cleanup();
+    }
+  }, 120_000);
 });
 
 // Several instances need a database they can share: PostgreSQL.

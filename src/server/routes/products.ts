@@ -43,6 +43,8 @@ async function sendCached(
   reply.header('cache-control', 'no-cache').header('etag', answer.etag);
   if (request.headers['if-none-match'] === answer.etag) reply.status(304).send();
   else reply.type('application/json; charset=utf-8').send(answer.body);
+  // The send finishes asynchronously (onSend hooks): wait for it, or Fastify would send again.
+  await reply;
 }
 
 const productRoutes: FastifyPluginAsyncZod<{ db: Db; cache: CatalogCache }> = async (app, { db, cache }) => {
