@@ -43,7 +43,8 @@ const unsupported = () => new AppError(415, 'Only JPEG, PNG or WebP images can b
 export async function encodeImage(content: Buffer): Promise<EncodedImage[]> {
   let meta: Metadata;
   try {
-    meta = await sharp(content).metadata();
+    // Without a limit here, so a bomb is told apart from a file that is not an image at all.
+    meta = await sharp(content, { limitInputPixels: false }).metadata();
   } catch {
     throw unsupported();
   }
