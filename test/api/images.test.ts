@@ -139,6 +139,8 @@ describe('uploaded images', () => {
       expect(first.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
       expect(first.headers.get('content-security-policy')).toBe("default-src 'none'; img-src 'self'; sandbox");
       expect(first.headers.get('x-content-type-options')).toBe('nosniff');
+      // A fetch without cookies, like a CDN's: nothing per-visitor that would keep it from being cached.
+      expect(first.headers.get('set-cookie')).toBeNull();
       const etag = first.headers.get('etag') ?? '';
       expect(etag).toMatch(/^"[A-Za-z0-9_-]{16,}"$/);
       etags.add(etag);
@@ -303,6 +305,7 @@ describe('demo images', () => {
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe('image/webp');
       expect(res.headers.get('cache-control')).toBe('public, max-age=2592000');
+      expect(res.headers.get('set-cookie')).toBeNull();
       const size = await webpSize(res.body);
       expect(size.width).toBe(Math.min(w, own.width ?? 0));
       sizes.push(`w=${w}: ${size.width}px ${res.body.length} B`);

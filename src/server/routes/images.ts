@@ -89,6 +89,12 @@ const imageRoutes: FastifyPluginAsync<ImageRoutesOptions> = async (app, { db, de
     return image;
   }
 
+  // A response that sets a cookie is not stored by shared caches (and must not be: the XSRF cookie
+  // handed to a first-time visitor is theirs alone), so images never set one.
+  app.addHook('onSend', async (_request, reply) => {
+    reply.removeHeader('set-cookie');
+  });
+
   // Only the files present at start-up are ever served, so no name can reach outside the folder.
   const demoNames = new Set(
     (await fs.readdir(demoImagesDir).catch(() => [])).filter(
