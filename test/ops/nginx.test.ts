@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -43,11 +43,7 @@ function findNginx(): string | undefined {
 const NGINX = findNginx();
 
 /** deploy/nginx.conf with test ports and paths; every substitution must apply, or the test is stale. */
-function renderConfig(
-  source: string,
-  ports: { http: number; https: number; upstreams: [number, number] },
-  prefix: string,
-): string {
+function renderConfig(source: string, ports: Ports, prefix: string): string {
   const substitutions: [RegExp, string][] = [
     [/^\s*listen \[::\]:.*$\n/gm, ''],
     [/listen 80;/g, `listen 127.0.0.1:${ports.http};`],
@@ -97,6 +93,59 @@ function fetchWithCa(ca: string, localAddress?: string): typeof fetch {
     })) as typeof fetch;
 }
 
+/** nginx's command line for a prefix made by writePrefix: nothing outside it is read or written. */
+function nginxArgs(prefix: string): string[] {
+  return ['-p', prefix, '-e', `${prefix}/logs/error.log`, '-c', `${prefix}/nginx.conf`];
+}
+
+type Ports = { http: number; https: number; upstreams: [number, number] };
+
+/** A self-contained nginx prefix: a test certificate, deploy/nginx.conf rendered, a main config including it. */
+async function writePrefix(prefix: string, ports: Ports): Promise<void> {
+  for (const dir of ['tls', 'www', 'logs', 'temp', 'data']) await fsp.mkdir(path.join(prefix, dir));
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-keyout',
+      path.join(prefix, 'tls', 'privkey.pem'),
+      '-out',
+      path.join(prefix, 'tls', 'fullchain.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
+  const rendered = renderConfig(await fsp.readFile(CONFIG, 'utf8'), ports, prefix);
+  await fsp.writeFile(path.join(prefix, 'duka.conf'), rendered);
+  const temp = (name: string) => `${name}_temp_path ${prefix}/temp/${name};`;
+  await fsp.writeFile(
+    path.join(prefix, 'nginx.conf'),
+    [
+      // Started as root (CI), nginx would hand its workers to "nobody", who cannot enter the prefix.
+      ...(process.getuid?.() === 0 ? ['user root;'] : []),
+      'worker_processes 1;',
+      `pid ${prefix}/nginx.pid;`,
+      `error_log ${prefix}/logs/error.log warn;`,
+      'events { worker_connections 512; }',
+      'http {',
+      `  ${['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(temp).join('\n  ')}`,
+      `  log_format upstreams '$status "$request" $upstream_addr';`,
+      `  access_log ${prefix}/logs/access.log upstreams;`,
+      `  include ${prefix}/duka.conf;`,
+      '}',
+    ].join('\n'),
+  );
+}
+
 const cleanups: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => console.error('cleanup failed', error));
@@ -123,6 +172,20 @@ if (!NGINX && process.env.REQUIRE_NGINX === '1') {
   describe('nginx in front of two instances', () => {
     it('needs nginx', () => {
       throw new Error('nginx not found: apt-get install -y nginx (or set NGINX_PATH)');
+    });
+  });
+}
+
+if (NGINX) {
+  describe('deploy/nginx.conf', () => {
+    it('is a valid configuration for this nginx once ports and certificate paths are filled in', async () => {
+      const prefix = await fsp.mkdtemp(path.join(os.tmpdir(), 'duka-nginx-t-'));
+      cleanups.push(() => fsp.rm(prefix, { recursive: true, force: true }));
+      await writePrefix(prefix, { http: await freePort(), https: await freePort(), upstreams: [3001, 3002] });
+      const check = spawnSync(NGINX, ['-t', ...nginxArgs(prefix)], { encoding: 'utf8' });
+      expect(check.stderr).toContain('test is successful');
+      expect(check.stderr).not.toMatch(/\[(warn|emerg|alert)\]/);
+      expect(check.status).toBe(0);
     });
   });
 }
@@ -154,34 +217,12 @@ if (NGINX && POSTGRES) {
     beforeAll(async () => {
       prefix = await fsp.mkdtemp(path.join(os.tmpdir(), 'duka-nginx-'));
       cleanups.push(() => fsp.rm(prefix, { recursive: true, force: true }));
-      for (const dir of ['tls', 'www', 'logs', 'temp', 'data']) await fsp.mkdir(path.join(prefix, dir));
-      execFileSync(
-        'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'rsa:2048',
-          '-nodes',
-          '-days',
-          '1',
-          '-subj',
-          '/CN=localhost',
-          '-addext',
-          'subjectAltName=IP:127.0.0.1,DNS:localhost',
-          '-keyout',
-          path.join(prefix, 'tls', 'privkey.pem'),
-          '-out',
-          path.join(prefix, 'tls', 'fullchain.pem'),
-        ],
-        { stdio: 'ignore' },
-      );
-      ca = await fsp.readFile(path.join(prefix, 'tls', 'fullchain.pem'), 'utf8');
-
       httpPort = await freePort();
       const httpsPort = await freePort();
       upstreamPorts = [await freePort(), await freePort()];
       base = `https://127.0.0.1:${httpsPort}`;
+      await writePrefix(prefix, { http: httpPort, https: httpsPort, upstreams: upstreamPorts });
+      ca = await fsp.readFile(path.join(prefix, 'tls', 'fullchain.pem'), 'utf8');
 
       // Daraja: one simulator, a process of its own that trusts the test CA, because its callbacks
       // reach the shop through nginx over HTTPS as Safaricom's do.
@@ -225,37 +266,7 @@ if (NGINX && POSTGRES) {
       instances = await Promise.all(upstreamPorts.map((port) => ShopProcess.start({ ...env, PORT: String(port) }, 120_000)));
       for (const instance of instances) cleanups.push(() => instance.stop());
 
-      const rendered = renderConfig(
-        await fsp.readFile(CONFIG, 'utf8'),
-        { http: httpPort, https: httpsPort, upstreams: upstreamPorts },
-        prefix,
-      );
-      await fsp.writeFile(path.join(prefix, 'duka.conf'), rendered);
-      const temp = (name: string) => `${name}_temp_path ${prefix}/temp/${name};`;
-      await fsp.writeFile(
-        path.join(prefix, 'nginx.conf'),
-        [
-          // Started as root (CI), nginx would hand its workers to "nobody", who cannot enter the prefix.
-          ...(process.getuid?.() === 0 ? ['user root;'] : []),
-          'worker_processes 1;',
-          `pid ${prefix}/nginx.pid;`,
-          `error_log ${prefix}/logs/error.log warn;`,
-          'events { worker_connections 512; }',
-          'http {',
-          `  ${['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(temp).join('\n  ')}`,
-          `  log_format upstreams '$status "$request" $upstream_addr';`,
-          `  access_log ${prefix}/logs/access.log upstreams;`,
-          `  include ${prefix}/duka.conf;`,
-          '}',
-        ].join('\n'),
-      );
-      const nginx = spawn(
-        NGINX as string,
-        ['-p', prefix, '-e', `${prefix}/logs/error.log`, '-c', `${prefix}/nginx.conf`, '-g', 'daemon off;'],
-        {
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
+      const nginx = spawn(NGINX as string, [...nginxArgs(prefix), '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
       let nginxOutput = '';
       nginx.stderr?.on('data', (chunk: Buffer) => {
         nginxOutput += chunk.toString();
