@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { webDistDir } from './paths.js';
 
@@ -37,11 +38,19 @@ export interface MpesaConfig {
   promptsPerUser: RateLimitRule;
   /** Simulator only: delay before it answers a prompt. */
   simulatorDelayMs: number;
+  /**
+   * Simulator only: the address of a Daraja simulator already running, used instead of starting
+   * one. Cluster mode's primary starts one and gives its workers this, so that every worker's
+   * reconciler can query a prompt another worker sent.
+   */
+  simulatorUrl: string | undefined;
 }
 
 export interface AppConfig {
   nodeEnv: 'development' | 'production' | 'test';
   port: number;
+  /** Processes serving the port (cluster mode when above 1; needs PostgreSQL). */
+  webConcurrency: number;
   host: string;
   /** Where the embedded database and the mail outbox live (uploads are in the database; an old uploads/ folder is imported at start-up). */
   dataDir: string;
@@ -138,6 +147,7 @@ function loadMpesaConfig(env: Env): MpesaConfig {
     promptCooldownMs: integer(env, 'MPESA_PROMPT_COOLDOWN_MS', 60_000),
     promptsPerUser: rule(env, 'RATE_LIMIT_STKPUSH', 5, 10 * 60_000),
     simulatorDelayMs: integer(env, 'MPESA_SIMULATOR_DELAY_MS', 3000),
+    simulatorUrl: simulator ? env.MPESA_SIMULATOR_URL?.replace(/\/+$/, '') || undefined : undefined,
   };
   if (!simulator) {
     const missing = (['consumerKey', 'consumerSecret', 'shortcode', 'passkey'] as const).filter((k) => !config[k]);
@@ -165,6 +175,22 @@ function redisUrl(raw: string | undefined): string | undefined {
   return raw;
 }
 
+/** WEB_CONCURRENCY: a whole number of processes, or "auto" for one per CPU core. */
+function webConcurrency(env: Env, databaseUrl: string | undefined): number {
+  const raw = env.WEB_CONCURRENCY?.trim().toLowerCase();
+  // "auto" on the embedded database means the one process it allows.
+  if (raw === 'auto') return databaseUrl ? os.availableParallelism() : 1;
+  const count = integer(env, 'WEB_CONCURRENCY', 1);
+  if (count < 1) throw new Error('WEB_CONCURRENCY must be at least 1');
+  if (count > 1 && !databaseUrl) {
+    throw new Error(
+      `WEB_CONCURRENCY=${env.WEB_CONCURRENCY} needs DATABASE_URL: the embedded PGlite database can be opened by one process only. ` +
+        'Set DATABASE_URL to a PostgreSQL database, or WEB_CONCURRENCY=1.',
+    );
+  }
+  return count;
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const nodeEnv = env.NODE_ENV === 'production' || env.NODE_ENV === 'test' ? env.NODE_ENV : 'development';
   const port = integer(env, 'PORT', 3000);
@@ -175,6 +201,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   return {
     nodeEnv,
     port,
+    webConcurrency: webConcurrency(env, databaseUrl),
     host: env.HOST || '0.0.0.0',
     dataDir: path.resolve(env.DATA_DIR || './data'),
     webDir: env.WEB_DIR ? path.resolve(env.WEB_DIR) : webDistDir,

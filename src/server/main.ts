@@ -1,38 +1,62 @@
-import { loadConfig } from './config.js';
+import cluster from 'node:cluster';
+import type { Logger } from 'pino';
+import { runPrimary } from './cluster.js';
+import { type AppConfig, loadConfig } from './config.js';
 import { createLogger, startShop } from './shop.js';
 
-/** Starts the shop from the environment and shuts it down cleanly on SIGTERM / SIGINT. */
-const config = loadConfig();
-const log = createLogger(config);
-
+/**
+ * Starts the shop from the environment and shuts it down cleanly on SIGTERM / SIGINT. With
+ * WEB_CONCURRENCY above 1 this process becomes the cluster's primary (cluster.ts) and every worker
+ * it forks runs this same file as one shop.
+ */
+let config: AppConfig;
 try {
-  const shop = await startShop(config, { logger: log });
-  log.info({ url: shop.url, database: shop.database.kind, dataDir: config.dataDir }, `Duka is open at ${config.publicUrl}`);
-
-  let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) return;
-    closing = true;
-    log.info({ signal }, 'shutting down: finishing in-flight requests');
-    const force = setTimeout(() => {
-      log.error('shutdown took longer than 15 s; exiting');
-      process.exit(1);
-    }, 15_000);
-    force.unref();
-    shop
-      .close()
-      .then(() => {
-        log.info('stopped');
-        process.exit(0);
-      })
-      .catch((error: unknown) => {
-        log.error({ err: error }, 'error while shutting down');
-        process.exit(1);
-      });
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  config = loadConfig();
 } catch (error) {
-  log.fatal({ err: error }, 'the shop could not start');
+  // A configuration mistake is the operator's to fix: say what it is, without a stack trace.
+  console.error(`Duka cannot start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
+}
+
+if (config.webConcurrency > 1 && cluster.isPrimary) {
+  await runPrimary(config, createLogger(config));
+} else {
+  const base = createLogger(config);
+  await serve(config, cluster.isWorker && cluster.worker ? base.child({ worker: cluster.worker.id }) : base);
+}
+
+async function serve(config: AppConfig, log: Logger): Promise<void> {
+  try {
+    const shop = await startShop(config, { logger: log });
+    log.info({ url: shop.url, database: shop.database.kind, dataDir: config.dataDir }, `Duka is open at ${config.publicUrl}`);
+
+    let closing = false;
+    const shutdown = (signal: string) => {
+      if (closing) return;
+      closing = true;
+      log.info({ signal }, 'shutting down: finishing in-flight requests');
+      const force = setTimeout(() => {
+        log.error('shutdown took longer than 15 s; exiting');
+        process.exit(1);
+      }, 15_000);
+      force.unref();
+      shop
+        .close()
+        .then(() => {
+          log.info('stopped');
+          process.exit(0);
+        })
+        .catch((error: unknown) => {
+          log.error({ err: error }, 'error while shutting down');
+          process.exit(1);
+        });
+    };
+    process.on('SIGTERM', () => shutdown('SIGTERM'));
+    process.on('SIGINT', () => shutdown('SIGINT'));
+    // A worker whose primary is gone (killed outright) must not serve on alone, unsupervised.
+    if (cluster.isWorker) process.on('disconnect', () => shutdown('primary exited'));
+  } catch (error) {
+    log.fatal({ err: error }, 'the shop could not start');
+    process.exit(1);
+  }
 }

@@ -21,7 +21,11 @@ export class ApiClient {
   readonly cookies = new Map<string, string>();
   user: PublicUser | undefined;
 
-  constructor(readonly baseUrl: string) {}
+  /** `fetchImpl` lets a test reach a server the global fetch cannot, e.g. TLS with a test CA. */
+  constructor(
+    readonly baseUrl: string,
+    private readonly fetchImpl: typeof fetch = fetch,
+  ) {}
 
   private remember(headers: Headers) {
     for (const line of headers.getSetCookie()) {
@@ -55,7 +59,7 @@ export class ApiClient {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(options.json);
     }
-    const response = await fetch(this.baseUrl + path, { method, headers, body: body ?? null, redirect: 'manual' });
+    const response = await this.fetchImpl(this.baseUrl + path, { method, headers, body: body ?? null, redirect: 'manual' });
     this.remember(response.headers);
     const text = await response.text();
     let parsed: unknown = text;

@@ -37,7 +37,10 @@ export async function startMpesa(
   const secret = config.callbackSecret ?? (await sharedSecret(db, 'mpesa_callback_secret'));
   let simulator: Closable | undefined;
   let baseUrl = config.baseUrl;
-  if (config.env === 'simulator') {
+  if (config.env === 'simulator' && config.simulatorUrl) {
+    baseUrl = config.simulatorUrl;
+    log.info({ url: baseUrl }, 'M-Pesa simulator shared with the other processes (MPESA_SIMULATOR_URL)');
+  } else if (config.env === 'simulator') {
     // Loaded only in simulator mode: the test double lives apart from the shop's code.
     const { startDarajaSimulator } = await import('../../../tools/daraja-simulator/index.js');
     simulator = await startDarajaSimulator({

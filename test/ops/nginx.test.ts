@@ -1,0 +1,417 @@
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import http from 'node:http';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Order } from '../../src/shared/schemas/orders.js';
+import type { PaymentStatus } from '../../src/shared/schemas/payments.js';
+import type { ProductPage } from '../../src/shared/schemas/products.js';
+import { ShopProcess, sleep, within } from '../reliability/fault-process.js';
+import { ApiClient } from '../support/client.js';
+import { createProduct, expectClientError, placeOrder } from '../support/fixtures.js';
+import { freePort } from '../support/ports.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, freshPostgresUrl } from '../support/shop.js';
+
+/**
+ * deploy/nginx.conf, as shipped, in front of two instances of the shop on PostgreSQL and Redis.
+ * The config is rendered with test ports and a test certificate into a temporary prefix (nothing
+ * under /etc or /var) and nginx runs as a child. A shopper goes through it over HTTPS — sign-up,
+ * order, M-Pesa payment whose callback also comes through nginx — and the proxy's promises are
+ * checked: forwarded headers (secure cookies, real client address), 5 MB uploads, gzip, long
+ * caching passed through, /metrics kept internal, both instances used and a stopped one avoided.
+ */
+
+const POSTGRES = process.env.TEST_DATABASE_URL;
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const LOGIN_LIMIT = 5;
+const SIMULATOR_KEY = 'duka-simulator-key';
+const SIMULATOR_SECRET = 'duka-simulator-secret';
+const CONFIG = path.resolve('deploy/nginx.conf');
+
+function findNginx(): string | undefined {
+  for (const candidate of [process.env.NGINX_PATH, '/usr/sbin/nginx', '/usr/bin/nginx']) {
+    if (candidate && fs.existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+const NGINX = findNginx();
+
+/** deploy/nginx.conf with test ports and paths; every substitution must apply, or the test is stale. */
+function renderConfig(source: string, ports: Ports, prefix: string): string {
+  const substitutions: [RegExp, string][] = [
+    [/^\s*listen \[::\]:.*$\n/gm, ''],
+    [/listen 80;/g, `listen 127.0.0.1:${ports.http};`],
+    [/listen 443 ssl/g, `listen 127.0.0.1:${ports.https} ssl`],
+    [/127\.0\.0\.1:3001/g, `127.0.0.1:${ports.upstreams[0]}`],
+    [/127\.0\.0\.1:3002/g, `127.0.0.1:${ports.upstreams[1]}`],
+    [/\/etc\/letsencrypt\/live\/shop\.example\.co\.ke\//g, `${prefix}/tls/`],
+    [/\/var\/www\/letsencrypt/g, `${prefix}/www`],
+  ];
+  let text = source;
+  for (const [pattern, replacement] of substitutions) {
+    if (!pattern.test(text)) throw new Error(`deploy/nginx.conf no longer contains ${pattern}`);
+    text = text.replace(pattern, replacement);
+  }
+  return text;
+}
+
+/** fetch over https.request with the test CA: Node's global fetch cannot be given one. */
+function fetchWithCa(ca: string, localAddress?: string): typeof fetch {
+  return ((input: string | URL | Request, init?: RequestInit) =>
+    new Promise<Response>((resolve, reject) => {
+      const request = https.request(
+        String(input),
+        {
+          method: init?.method ?? 'GET',
+          headers: init?.headers as Record<string, string>,
+          ca,
+          ...(localAddress && { localAddress }),
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            const headers = new Headers();
+            for (let i = 0; i + 1 < res.rawHeaders.length; i += 2)
+              headers.append(res.rawHeaders[i] ?? '', res.rawHeaders[i + 1] ?? '');
+            const status = res.statusCode ?? 500;
+            resolve(new Response(status === 204 || status === 304 ? null : Buffer.concat(chunks), { status, headers }));
+          });
+        },
+      );
+      request.on('error', reject);
+      const body = init?.body;
+      if (typeof body === 'string' || body instanceof Uint8Array) request.write(body);
+      else if (body != null) reject(new Error('fetchWithCa sends strings and bytes only'));
+      request.end();
+    })) as typeof fetch;
+}
+
+/** nginx's command line for a prefix made by writePrefix: nothing outside it is read or written. */
+function nginxArgs(prefix: string): string[] {
+  return ['-p', prefix, '-e', `${prefix}/logs/error.log`, '-c', `${prefix}/nginx.conf`];
+}
+
+type Ports = { http: number; https: number; upstreams: [number, number] };
+
+/** A self-contained nginx prefix: a test certificate, deploy/nginx.conf rendered, a main config including it. */
+async function writePrefix(prefix: string, ports: Ports): Promise<void> {
+  for (const dir of ['tls', 'www', 'logs', 'temp', 'data']) await fsp.mkdir(path.join(prefix, dir));
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-keyout',
+      path.join(prefix, 'tls', 'privkey.pem'),
+      '-out',
+      path.join(prefix, 'tls', 'fullchain.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
+  const rendered = renderConfig(await fsp.readFile(CONFIG, 'utf8'), ports, prefix);
+  await fsp.writeFile(path.join(prefix, 'duka.conf'), rendered);
+  const temp = (name: string) => `${name}_temp_path ${prefix}/temp/${name};`;
+  await fsp.writeFile(
+    path.join(prefix, 'nginx.conf'),
+    [
+      // Started as root (CI), nginx would hand its workers to "nobody", who cannot enter the prefix.
+      ...(process.getuid?.() === 0 ? ['user root;'] : []),
+      'worker_processes 1;',
+      `pid ${prefix}/nginx.pid;`,
+      `error_log ${prefix}/logs/error.log warn;`,
+      'events { worker_connections 512; }',
+      'http {',
+      `  ${['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(temp).join('\n  ')}`,
+      `  log_format upstreams '$status "$request" $upstream_addr';`,
+      `  access_log ${prefix}/logs/access.log upstreams;`,
+      `  include ${prefix}/duka.conf;`,
+      '}',
+    ].join('\n'),
+  );
+}
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => console.error('cleanup failed', error));
+});
+
+async function waitForOutput(child: ChildProcess, pattern: RegExp, what: string): Promise<string> {
+  let output = '';
+  return within(
+    new Promise<string>((resolve, reject) => {
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString();
+        if (pattern.test(output)) resolve(output);
+      };
+      child.stdout?.on('data', onData);
+      child.stderr?.on('data', onData);
+      child.on('exit', (code) => reject(new Error(`${what} exited (${code}):\n${output}`)));
+    }),
+    60_000,
+    what,
+  );
+}
+
+if (!NGINX && process.env.REQUIRE_NGINX === '1') {
+  describe('nginx in front of two instances', () => {
+    it('needs nginx', () => {
+      throw new Error('nginx not found: apt-get install -y nginx (or set NGINX_PATH)');
+    });
+  });
+}
+
+if (NGINX) {
+  describe('deploy/nginx.conf', () => {
+    it('is a valid configuration for this nginx once ports and certificate paths are filled in', async () => {
+      const prefix = await fsp.mkdtemp(path.join(os.tmpdir(), 'duka-nginx-t-'));
+      cleanups.push(() => fsp.rm(prefix, { recursive: true, force: true }));
+      await writePrefix(prefix, { http: await freePort(), https: await freePort(), upstreams: [3001, 3002] });
+      const check = spawnSync(NGINX, ['-t', ...nginxArgs(prefix)], { encoding: 'utf8' });
+      expect(check.stderr).toContain('test is successful');
+      expect(check.stderr).not.toMatch(/\[(warn|emerg|alert)\]/);
+      expect(check.status).toBe(0);
+    });
+  });
+}
+
+if (NGINX && POSTGRES) {
+  describe('nginx (deploy/nginx.conf) in front of two instances on PostgreSQL and Redis', () => {
+    let prefix: string;
+    let ca: string;
+    let base: string;
+    let httpPort: number;
+    let instances: ShopProcess[];
+    let upstreamPorts: [number, number];
+    const client = () => new ApiClient(base, fetchWithCa(ca));
+
+    /** A raw GET through nginx over TLS (no decompression), for headers and bytes. */
+    const rawGet = (pathname: string, headers: Record<string, string> = {}) =>
+      new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        https
+          .get(`${base}${pathname}`, { ca, headers }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+          })
+          .on('error', reject);
+      });
+
+    const accessLog = () => fs.readFileSync(path.join(prefix, 'logs', 'access.log'), 'utf8');
+
+    beforeAll(async () => {
+      prefix = await fsp.mkdtemp(path.join(os.tmpdir(), 'duka-nginx-'));
+      cleanups.push(() => fsp.rm(prefix, { recursive: true, force: true }));
+      httpPort = await freePort();
+      const httpsPort = await freePort();
+      upstreamPorts = [await freePort(), await freePort()];
+      base = `https://127.0.0.1:${httpsPort}`;
+      await writePrefix(prefix, { http: httpPort, https: httpsPort, upstreams: upstreamPorts });
+      ca = await fsp.readFile(path.join(prefix, 'tls', 'fullchain.pem'), 'utf8');
+
+      // Daraja: one simulator, a process of its own that trusts the test CA, because its callbacks
+      // reach the shop through nginx over HTTPS as Safaricom's do.
+      const simulatorPort = await freePort();
+      const simulator = spawn(process.execPath, ['--import', 'tsx', 'tools/daraja-simulator/cli.ts'], {
+        env: {
+          PATH: process.env.PATH ?? '',
+          PORT: String(simulatorPort),
+          DARAJA_SIM_CALLBACK_DELAY_MS: '300',
+          NODE_EXTRA_CA_CERTS: path.join(prefix, 'tls', 'fullchain.pem'),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      cleanups.push(async () => {
+        simulator.kill('SIGTERM');
+      });
+      await waitForOutput(simulator, /listening on/, 'the Daraja simulator');
+
+      const database = await freshPostgresUrl(POSTGRES);
+      cleanups.push(database.drop);
+      // Two instances of one machine (duka@.service): one DATA_DIR, one database, one Redis.
+      const env = {
+        NODE_ENV: 'production',
+        TRUST_PROXY: '127.0.0.1',
+        PUBLIC_URL: base,
+        DATABASE_URL: database.url,
+        DATABASE_POOL_SIZE: '5',
+        REDIS_URL,
+        REDIS_KEY_PREFIX: `duka-test-${randomBytes(6).toString('hex')}:`,
+        DATA_DIR: path.join(prefix, 'data'),
+        ADMIN_EMAIL,
+        ADMIN_PASSWORD,
+        LOG_LEVEL: 'warn',
+        MPESA_ENV: 'sandbox',
+        MPESA_BASE_URL: `http://127.0.0.1:${simulatorPort}`,
+        MPESA_CONSUMER_KEY: SIMULATOR_KEY,
+        MPESA_CONSUMER_SECRET: SIMULATOR_SECRET,
+        RATE_LIMIT_LOGIN_MAX: String(LOGIN_LIMIT),
+        RATE_LIMIT_REGISTER_MAX: '100000',
+      };
+      instances = await Promise.all(upstreamPorts.map((port) => ShopProcess.start({ ...env, PORT: String(port) }, 120_000)));
+      for (const instance of instances) cleanups.push(() => instance.stop());
+
+      const nginx = spawn(NGINX as string, [...nginxArgs(prefix), '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let nginxOutput = '';
+      nginx.stderr?.on('data', (chunk: Buffer) => {
+        nginxOutput += chunk.toString();
+      });
+      const exited = new Promise<void>((resolve) => nginx.on('exit', () => resolve()));
+      cleanups.push(async () => {
+        nginx.kill('SIGQUIT');
+        await within(exited, 10_000, 'nginx shutdown').catch(() => nginx.kill('SIGKILL'));
+      });
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        if (nginx.exitCode !== null) throw new Error(`nginx exited:\n${nginxOutput}`);
+        const res = await rawGet('/api/health').catch(() => undefined);
+        if (res?.status === 200) break;
+        if (Date.now() > deadline) throw new Error(`nginx did not answer:\n${nginxOutput}`);
+        await sleep(100);
+      }
+    }, 180_000);
+
+    it('redirects plain HTTP to HTTPS', async () => {
+      const res = await new Promise<http.IncomingMessage>((resolve, reject) =>
+        http.get(`http://127.0.0.1:${httpPort}/product/abc?x=1`, resolve).on('error', reject),
+      );
+      res.resume();
+      expect(res.statusCode).toBe(301);
+      expect(res.headers.location).toBe('https://127.0.0.1/product/abc?x=1');
+    });
+
+    it('carries a shopper through sign-up, order and M-Pesa payment over HTTPS, with secure cookies', async () => {
+      const shopper = client();
+      const first = await shopper.get('/api/health');
+      expect(first.status).toBe(200);
+      // X-Forwarded-Proto https from nginx: production cookies are Secure, and HSTS is sent.
+      expect(first.headers.get('strict-transport-security')).toMatch(/max-age=\d+/);
+      expect(first.headers.getSetCookie().find((c) => c.startsWith('XSRF-TOKEN='))).toMatch(/;\s*Secure/i);
+
+      const signUp = await shopper.request('POST', '/api/users', {
+        json: { name: 'Through Nginx', email: `nginx-${randomBytes(4).toString('hex')}@example.com`, password: 'shopper-pass-1' },
+      });
+      expect(signUp.status, JSON.stringify(signUp.body)).toBe(201);
+      const session = signUp.headers.getSetCookie().find((c) => !c.startsWith('XSRF-TOKEN='));
+      expect(session).toMatch(/;\s*Secure/i);
+      expect(session).toMatch(/;\s*HttpOnly/i);
+
+      const admin = client();
+      await admin.signIn(ADMIN_EMAIL, ADMIN_PASSWORD);
+      const product = await createProduct(admin, { price: 450, countInStock: 3 });
+      const placed = await placeOrder(shopper, [{ _id: product._id, qty: 1 }]);
+      expect(placed.status, JSON.stringify(placed.body)).toBe(201);
+      const order = placed.body as Order;
+      const push = await shopper.post('/api/orders/stkpush', {
+        orderId: order._id,
+        phoneNumber: '0708374149',
+        Amount: Math.ceil(order.totalPrice),
+      });
+      expect(push.status, JSON.stringify(push.body)).toBe(200);
+      const deadline = Date.now() + 20_000;
+      let payment: PaymentStatus | undefined;
+      while (Date.now() < deadline) {
+        payment = (await shopper.get<PaymentStatus>(`/api/orders/${order._id}/payment`)).body;
+        if (payment.isPaid) break;
+        await sleep(150);
+      }
+      expect(payment?.isPaid, JSON.stringify(payment)).toBe(true);
+      // Daraja's callback came in through nginx over HTTPS (PUBLIC_URL) and was answered 200.
+      expect(accessLog()).toMatch(/^200 "POST \/api\/hooks\/daraja\/stk\/\S+ HTTP\/1\.1" 127\.0\.0\.1:\d+$/m);
+    });
+
+    it('spreads requests over both instances', async () => {
+      const shopper = client();
+      for (let i = 0; i < 8; i += 1) expect((await shopper.get('/api/products/top')).status).toBe(200);
+      const used = new Set(
+        [...accessLog().matchAll(/"GET \/api\/products\/top HTTP\/1\.1" (127\.0\.0\.1:\d+)$/gm)].map((m) => m[1]),
+      );
+      expect([...used].sort()).toEqual(upstreamPorts.map((p) => `127.0.0.1:${p}`).sort());
+    });
+
+    it('accepts a 5 MB image upload and passes its year-long caching through', async () => {
+      const admin = client();
+      await admin.signIn(ADMIN_EMAIL, ADMIN_PASSWORD);
+      const width = 1180;
+      const height = 1400;
+      const png = await sharp(randomBytes(width * height * 3), { raw: { width, height, channels: 3 } })
+        .png({ compressionLevel: 0 })
+        .toBuffer();
+      expect(png.length).toBeGreaterThan(4.5 * 1024 * 1024);
+      expect(png.length).toBeLessThan(5 * 1024 * 1024 - 1024);
+      const boundary = `----duka${randomBytes(8).toString('hex')}`;
+      const body = Buffer.concat([
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n`,
+        ),
+        png,
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]);
+      const upload = await admin.request<{ image: string }>('POST', '/api/uploads', {
+        body,
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      });
+      expect(upload.status, JSON.stringify(upload.body)).toBe(201);
+      for (let i = 0; i < 4; i += 1) {
+        const image = await rawGet(upload.body.image);
+        expect(image.status).toBe(200);
+        expect(image.headers['cache-control']).toContain('max-age=31536000');
+        expect(image.headers['cache-control']).toContain('immutable');
+      }
+    });
+
+    it('gzips JSON and keeps /metrics internal', async () => {
+      const listing = await rawGet('/api/products', { 'accept-encoding': 'gzip' });
+      expect(listing.status).toBe(200);
+      expect(listing.headers['content-encoding']).toBe('gzip');
+      const page = JSON.parse(gunzipSync(listing.body).toString()) as ProductPage;
+      expect(page.products.length).toBeGreaterThan(0);
+      expect((await rawGet('/metrics')).status).toBe(403);
+    });
+
+    it('takes the client address from nginx, so a forged X-Forwarded-For does not dodge a limit', async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < LOGIN_LIMIT + 1; i += 1) {
+        // From 127.0.0.2: nginx's own address, 127.0.0.1, is the trusted one, and a shopper is never it.
+        const res = await new ApiClient(base, fetchWithCa(ca, '127.0.0.2')).request('POST', '/api/users/auth', {
+          json: { email: 'brian@example.com', password: 'wrong-password' },
+          headers: { 'x-forwarded-for': `198.51.100.${i + 1}` },
+        });
+        statuses.push(res.status);
+        if (res.status === 429) {
+          expectClientError(res, 429, 'Too many attempts');
+          break;
+        }
+      }
+      // Every attempt came from 127.0.0.2 whatever it claimed, so the limit (counted across both
+      // instances) is reached at attempt LOGIN_LIMIT + 1.
+      expect(statuses).toEqual([...Array<number>(LOGIN_LIMIT).fill(401), 429]);
+    });
+
+    it('keeps serving through nginx while one instance is stopped', async () => {
+      const stopped = instances[1];
+      if (!stopped) throw new Error('two instances expected');
+      expect(await stopped.stop()).toBe(0);
+      const shopper = client();
+      for (let i = 0; i < 10; i += 1) {
+        const res = await shopper.get<ProductPage>('/api/products');
+        expect(res.status, `request ${i + 1}`).toBe(200);
+      }
+    });
+  });
+}
