@@ -9,6 +9,7 @@ import type { Database } from './db/client.js';
 import type { Notifications } from './mail/notifications.js';
 import { demoImagesDir } from './paths.js';
 import errors, { clientErrorHandler, frameworkErrors, sendNotFound } from './plugins/errors.js';
+import metrics from './plugins/metrics.js';
 import openapi from './plugins/openapi.js';
 import rateLimiting from './plugins/rate-limit.js';
 import securityHeaders from './plugins/security.js';
@@ -31,6 +32,15 @@ export interface AppDeps {
   payments: Omit<PaymentRoutesOptions, 'promptsPerUser'>;
 }
 
+/** A request id nginx (or another proxy) sent that is safe to put in logs and headers. */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** The proxy's X-Request-Id when it is a sane token, so its log and ours match; a new UUID otherwise. */
+export function requestIdFor(headers: Record<string, string | string[] | undefined>): string {
+  const given = headers['x-request-id'];
+  return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
+}
+
 /** JSON bodies stay small; images go through multipart uploads with their own limit. */
 const JSON_BODY_LIMIT = 256 * 1024;
 
@@ -41,7 +51,7 @@ const JSON_BODY_LIMIT = 256 * 1024;
 export async function buildApp({ config, database, notify, logger, payments }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
-    genReqId: () => randomUUID(),
+    genReqId: (request) => requestIdFor(request.headers),
     bodyLimit: JSON_BODY_LIMIT,
     trustProxy: config.trustProxy,
     // Let in-flight requests finish on shutdown, but do not wait for idle keep-alive sockets.
@@ -72,6 +82,7 @@ export async function buildApp({ config, database, notify, logger, payments }: A
   });
 
   await app.register(errors);
+  await app.register(metrics, { token: config.metricsToken });
   await app.register(securityHeaders, { secureCookies: config.secureCookies });
   await app.register(cookie);
   await app.register(xsrf, { secureCookies: config.secureCookies });
@@ -101,7 +112,7 @@ export async function buildApp({ config, database, notify, logger, payments }: A
   });
 
   const db = database.db;
-  await app.register(healthRoutes, { database });
+  await app.register(healthRoutes, { database, isClosing: () => closing });
   await app.register(productRoutes, { db });
   await app.register(userRoutes, { db, config, notify });
   await app.register(orderRoutes, { db, notify });

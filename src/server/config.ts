@@ -57,6 +57,8 @@ export interface AppConfig {
   /** Seed the demo catalogue into an empty database. */
   seedDemo: boolean;
   logLevel: string;
+  /** When set, GET /metrics requires `Authorization: Bearer <token>`; unset, it is open (keep it internal). */
+  metricsToken: string | undefined;
   /** Trust X-Forwarded-* from a reverse proxy (true, or the proxies' addresses). */
   trustProxy: boolean | string;
   /** Cookies carry the Secure flag (on by default in production). */
@@ -174,6 +176,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     adminPassword: env.ADMIN_PASSWORD || undefined,
     seedDemo: flag(env, 'SEED_DEMO', true),
     logLevel: env.LOG_LEVEL || (nodeEnv === 'test' ? 'silent' : 'info'),
+    metricsToken: env.METRICS_TOKEN || undefined,
     trustProxy: trustProxySetting(env.TRUST_PROXY),
     secureCookies: flag(env, 'SECURE_COOKIES', nodeEnv === 'production'),
     sessionDays: integer(env, 'SESSION_DAYS', 30),

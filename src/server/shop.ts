@@ -8,7 +8,8 @@ import { type Database, openDatabase } from './db/client.js';
 import { seedShop } from './db/seed.js';
 import { outboxTransport, smtpTransport } from './mail/mailer.js';
 import { createNotifications } from './mail/notifications.js';
-import { MailWorker } from './mail/queue.js';
+import { MailWorker, mailQueueDepth } from './mail/queue.js';
+import { watchShop } from './metrics.js';
 import { type MpesaRuntime, startMpesa } from './mpesa/runtime.js';
 
 export interface RunningShop {
@@ -94,6 +95,7 @@ export async function startShop(config: AppConfig, options: { database?: Databas
   let app: FastifyInstance | undefined;
   let mpesa: MpesaRuntime | undefined;
   let mailWorker: MailWorker | undefined;
+  const unwatch = watchShop({ mailQueueDepth: () => mailQueueDepth(database.db), dbPool: () => database.poolStats() });
   try {
     await database.withStartupLock(async () => {
       await database.migrate();
@@ -127,6 +129,7 @@ export async function startShop(config: AppConfig, options: { database?: Databas
         await running.close();
         await payments.close();
         await worker.stop();
+        unwatch();
         await database.close();
       },
     };
@@ -134,6 +137,7 @@ export async function startShop(config: AppConfig, options: { database?: Databas
     await app?.close().catch(() => {});
     await mpesa?.close().catch(() => {});
     await mailWorker?.stop().catch(() => {});
+    unwatch();
     await database.close().catch(() => {});
     throw error;
   }
