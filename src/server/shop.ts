@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import { buildApp } from './app.js';
 import type { AppConfig } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
@@ -59,8 +59,9 @@ function censor(value: unknown, path: string[]): unknown {
   return '[Redacted]';
 }
 
-export function createLogger(config: AppConfig): Logger {
-  return pino({
+/** JSON lines to stdout, or to `destination` (the tests read what a shop logs). */
+export function createLogger(config: AppConfig, destination?: DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level: config.logLevel,
     // Fastify takes these over its own: request logs never show a reset token or the callback secret.
     serializers: { req: serializeRequest },
@@ -75,7 +76,8 @@ export function createLogger(config: AppConfig): Logger {
       ],
       censor,
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /**
