@@ -24,6 +24,13 @@ import productRoutes from './routes/products.js';
 import uploadRoutes from './routes/uploads.js';
 import userRoutes from './routes/users.js';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Readiness (GET /api/health) answers 503 from now on; close() does this too. */
+    beginShutdown(): void;
+  }
+}
+
 export interface AppDeps {
   config: AppConfig;
   database: Database;
@@ -74,6 +81,9 @@ export async function buildApp({ config, database, notify, logger, payments }: A
   // During shutdown, answers to in-flight requests close their keep-alive connection, so the
   // server can finish as soon as the last of them is sent.
   let closing = false;
+  app.decorate('beginShutdown', () => {
+    closing = true;
+  });
   app.addHook('preClose', async () => {
     closing = true;
   });

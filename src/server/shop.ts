@@ -19,7 +19,10 @@ export interface RunningShop {
   mail: MailWorker;
   /** The address it listens on, e.g. http://127.0.0.1:3000. */
   url: string;
-  /** Stops taking connections, lets in-flight requests finish, then closes the database. */
+  /**
+   * Answers 503 on readiness for SHUTDOWN_DRAIN_MS while still serving, then stops taking
+   * connections, lets in-flight requests finish, and closes the database.
+   */
   close(): Promise<void>;
 }
 
@@ -121,18 +124,26 @@ export async function startShop(config: AppConfig, options: { database?: Databas
     worker.start();
     const running = app;
     const payments = mpesa;
+    let closed: Promise<void> | undefined;
+    const close = async () => {
+      running.beginShutdown();
+      if (config.shutdownDrainMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
+      await running.close();
+      await payments.close();
+      await worker.stop();
+      unwatch();
+      await database.close();
+    };
     return {
       app: running,
       database,
       mpesa: payments,
       mail: worker,
       url,
-      async close() {
-        await running.close();
-        await payments.close();
-        await worker.stop();
-        unwatch();
-        await database.close();
+      // Once only: a second call (a second signal, a test's stop) waits for the first.
+      close() {
+        closed ??= close();
+        return closed;
       },
     };
   } catch (error) {

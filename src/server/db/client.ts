@@ -74,7 +74,8 @@ async function openPglite(dir: string | undefined): Promise<Database> {
       await client.query('SELECT 1');
     },
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
-    close: () => client.close(),
+    // Once only, like pool.end() below: a shop closing after its database was closed must not fail.
+    close: once(() => client.close()),
   };
 }
 
@@ -144,7 +145,7 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
       await db.execute(sql`SELECT 1`);
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    close: () => pool.end(),
+    close: once(() => pool.end()),
   };
 }
 
@@ -194,6 +195,14 @@ function countPgliteStatements(client: PGlite): void {
         return fn(tx);
       })
       .finally(countDbQuery) as Promise<T>; // the COMMIT, or the one ROLLBACK (after an error or tx.rollback())
+  };
+}
+
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let done: Promise<void> | undefined;
+  return () => {
+    done ??= fn();
+    return done;
   };
 }
 
