@@ -10,6 +10,7 @@ import type { Notifications } from './mail/notifications.js';
 import { demoImagesDir } from './paths.js';
 import catalogInvalidation from './plugins/catalog-cache.js';
 import errors, { clientErrorHandler, frameworkErrors, sendNotFound } from './plugins/errors.js';
+import metrics from './plugins/metrics.js';
 import openapi from './plugins/openapi.js';
 import rateLimiting from './plugins/rate-limit.js';
 import securityHeaders from './plugins/security.js';
@@ -25,6 +26,13 @@ import productRoutes from './routes/products.js';
 import uploadRoutes from './routes/uploads.js';
 import userRoutes from './routes/users.js';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Readiness (GET /api/health) answers 503 from now on; close() does this too. */
+    beginShutdown(): void;
+  }
+}
+
 export interface AppDeps {
   config: AppConfig;
   database: Database;
@@ -37,6 +45,15 @@ export interface AppDeps {
   redis?: Redis | undefined;
 }
 
+/** A request id nginx (or another proxy) sent that is safe to put in logs and headers. */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** The proxy's X-Request-Id when it is a sane token, so its log and ours match; a new UUID otherwise. */
+export function requestIdFor(headers: Record<string, string | string[] | undefined>): string {
+  const given = headers['x-request-id'];
+  return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
+}
+
 /** JSON bodies stay small; images go through multipart uploads with their own limit. */
 const JSON_BODY_LIMIT = 256 * 1024;
 
@@ -47,7 +64,7 @@ const JSON_BODY_LIMIT = 256 * 1024;
 export async function buildApp({ config, database, notify, logger, payments, cache, redis }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
-    genReqId: () => randomUUID(),
+    genReqId: (request) => requestIdFor(request.headers),
     bodyLimit: JSON_BODY_LIMIT,
     trustProxy: config.trustProxy,
     // Let in-flight requests finish on shutdown, but do not wait for idle keep-alive sockets.
@@ -70,6 +87,9 @@ export async function buildApp({ config, database, notify, logger, payments, cac
   // During shutdown, answers to in-flight requests close their keep-alive connection, so the
   // server can finish as soon as the last of them is sent.
   let closing = false;
+  app.decorate('beginShutdown', () => {
+    closing = true;
+  });
   app.addHook('preClose', async () => {
     closing = true;
   });
@@ -78,6 +98,7 @@ export async function buildApp({ config, database, notify, logger, payments, cac
   });
 
   await app.register(errors);
+  await app.register(metrics, { token: config.metricsToken });
   await app.register(securityHeaders, { secureCookies: config.secureCookies });
   await app.register(cookie);
   await app.register(xsrf, { secureCookies: config.secureCookies });
@@ -88,7 +109,7 @@ export async function buildApp({ config, database, notify, logger, payments, cac
 
   const db = database.db;
   await app.register(imageRoutes, { db, demoImagesDir });
-  await app.register(healthRoutes, { database });
+  await app.register(healthRoutes, { database, isClosing: () => closing });
   await app.register(productRoutes, { db, cache });
   await app.register(userRoutes, { db, config, notify });
   await app.register(orderRoutes, { db, notify });

@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config.js';
+import { setupClusterMetrics } from './metrics.js';
 
 /**
  * Cluster mode (WEB_CONCURRENCY > 1): this process, the primary, serves nothing itself. It forks
@@ -124,15 +125,13 @@ export async function runPrimary(config: AppConfig, log: Logger): Promise<void> 
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 
+  // A scrape of /metrics lands on one worker; the primary sums every worker's figures for it.
+  // Before the first fork: the workers learn from their environment that they report here.
+  setupClusterMetrics();
   log.info({ workers: config.webConcurrency, port: config.port, database: 'postgres' }, 'cluster mode: starting workers');
   for (let index = 0; index < config.webConcurrency; index += 1) {
     const slot: Slot = { worker: undefined, startedAt: 0, failures: 0, restartTimer: undefined };
     slots.push(slot);
     fork(slot);
   }
-
-  // ── CLUSTER METRICS HOOK ──────────────────────────────────────────────────────────────────────
-  // The primary-side half of /metrics (prom-client's AggregatorRegistry collecting every worker's
-  // metrics) is started here by the metrics module; nothing else in the primary needs to change.
-  // ──────────────────────────────────────────────────────────────────────────────────────────────
 }

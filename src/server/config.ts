@@ -70,6 +70,10 @@ export interface AppConfig {
   /** Seed the demo catalogue into an empty database. */
   seedDemo: boolean;
   logLevel: string;
+  /** When set, GET /metrics requires `Authorization: Bearer <token>`; unset, it is open (keep it internal). */
+  metricsToken: string | undefined;
+  /** On shutdown, readiness answers 503 this long before the server stops, so a load balancer moves away first. */
+  shutdownDrainMs: number;
   /** Trust X-Forwarded-* from a reverse proxy (true, or the proxies' addresses). */
   trustProxy: boolean | string;
   /** Cookies carry the Secure flag (on by default in production). */
@@ -214,6 +218,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     adminPassword: env.ADMIN_PASSWORD || undefined,
     seedDemo: flag(env, 'SEED_DEMO', true),
     logLevel: env.LOG_LEVEL || (nodeEnv === 'test' ? 'silent' : 'info'),
+    metricsToken: env.METRICS_TOKEN || undefined,
+    shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', 0),
     trustProxy: trustProxySetting(env.TRUST_PROXY),
     secureCookies: flag(env, 'SECURE_COOKIES', nodeEnv === 'production'),
     sessionDays: integer(env, 'SESSION_DAYS', 30),

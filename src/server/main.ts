@@ -36,9 +36,9 @@ async function serve(config: AppConfig, log: Logger): Promise<void> {
       closing = true;
       log.info({ signal }, 'shutting down: finishing in-flight requests');
       const force = setTimeout(() => {
-        log.error('shutdown took longer than 15 s; exiting');
+        log.error('shutdown took 15 s longer than SHUTDOWN_DRAIN_MS; exiting');
         process.exit(1);
-      }, 15_000);
+      }, 15_000 + config.shutdownDrainMs);
       force.unref();
       shop
         .close()

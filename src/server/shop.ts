@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import { buildApp } from './app.js';
 import { CatalogCache, type CatalogVersion, localVersion, postgresVersion, redisVersion } from './cache/catalog-cache.js';
 import type { AppConfig } from './config.js';
@@ -10,7 +10,8 @@ import { seedShop } from './db/seed.js';
 import { importLegacyUploads } from './domain/images.js';
 import { outboxTransport, smtpTransport } from './mail/mailer.js';
 import { createNotifications } from './mail/notifications.js';
-import { MailWorker } from './mail/queue.js';
+import { MailWorker, mailQueueDepth } from './mail/queue.js';
+import { watchShop } from './metrics.js';
 import { type MpesaRuntime, startMpesa } from './mpesa/runtime.js';
 import { connectRedis } from './redis.js';
 
@@ -21,7 +22,10 @@ export interface RunningShop {
   mail: MailWorker;
   /** The address it listens on, e.g. http://127.0.0.1:3000. */
   url: string;
-  /** Stops taking connections, lets in-flight requests finish, then closes the database. */
+  /**
+   * Answers 503 on readiness for SHUTDOWN_DRAIN_MS while still serving, then stops taking
+   * connections, lets in-flight requests finish, and closes the database.
+   */
   close(): Promise<void>;
 }
 
@@ -61,8 +65,9 @@ function censor(value: unknown, path: string[]): unknown {
   return '[Redacted]';
 }
 
-export function createLogger(config: AppConfig): Logger {
-  return pino({
+/** JSON lines to stdout, or to `destination` (the tests read what a shop logs). */
+export function createLogger(config: AppConfig, destination?: DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level: config.logLevel,
     // Fastify takes these over its own: request logs never show a reset token or the callback secret.
     serializers: { req: serializeRequest },
@@ -77,7 +82,8 @@ export function createLogger(config: AppConfig): Logger {
       ],
       censor,
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** Where the catalogue cache learns of changes made by any instance: see cache/catalog-cache.ts. */
@@ -104,6 +110,7 @@ export async function startShop(config: AppConfig, options: { database?: Databas
   let mpesa: MpesaRuntime | undefined;
   let mailWorker: MailWorker | undefined;
   let redis: Redis | undefined;
+  const unwatch = watchShop({ mailQueueDepth: () => mailQueueDepth(database.db), dbPool: () => database.poolStats() });
   try {
     if (config.redisUrl) redis = await connectRedis(config.redisUrl, log);
     await database.withStartupLock(async () => {
@@ -134,18 +141,27 @@ export async function startShop(config: AppConfig, options: { database?: Databas
     const running = app;
     const payments = mpesa;
     const sharedState = redis;
+    let closed: Promise<void> | undefined;
+    const close = async () => {
+      running.beginShutdown();
+      if (config.shutdownDrainMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
+      await running.close();
+      await payments.close();
+      await worker.stop();
+      unwatch();
+      await sharedState?.quit();
+      await database.close();
+    };
     return {
       app: running,
       database,
       mpesa: payments,
       mail: worker,
       url,
-      async close() {
-        await running.close();
-        await payments.close();
-        await worker.stop();
-        await sharedState?.quit();
-        await database.close();
+      // Once only: a second call (a second signal, a test's stop) waits for the first.
+      close() {
+        closed ??= close();
+        return closed;
       },
     };
   } catch (error) {
@@ -153,6 +169,7 @@ export async function startShop(config: AppConfig, options: { database?: Databas
     await mpesa?.close().catch(() => {});
     await mailWorker?.stop().catch(() => {});
     redis?.disconnect();
+    unwatch();
     await database.close().catch(() => {});
     throw error;
   }

@@ -52,6 +52,7 @@ async function freshUserId(ctx: Ctx): Promise<string> {
 
 const MATRIX: Record<string, Row> = {
   'GET /api/health': { expect: everyone(200), call: async () => ({ path: '/api/health' }) },
+  'GET /api/health/live': { expect: everyone(200), call: async () => ({ path: '/api/health/live' }) },
   'GET /api/products': { expect: everyone(200), call: async () => ({ path: '/api/products?keyword=a' }) },
   'GET /api/products/top': { expect: everyone(200), call: async () => ({ path: '/api/products/top' }) },
   'GET /api/products/{id}': {

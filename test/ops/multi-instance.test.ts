@@ -12,6 +12,7 @@ import { type DarajaSimulator, startDarajaSimulator } from '../../tools/daraja-s
 import { ShopProcess, sleep } from '../reliability/fault-process.js';
 import { ApiClient } from '../support/client.js';
 import { createProduct, expectClientError, placeOrder } from '../support/fixtures.js';
+import { metricValue, parseMetrics } from '../support/metrics.js';
 import { freePort } from '../support/ports.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, freshPostgresUrl } from '../support/shop.js';
 
@@ -412,6 +413,25 @@ if (POSTGRES) {
       const pids = await pidsServing(2, 60_000);
       expect(pids.size).toBe(2);
       expect(pids.has(shop.child.pid ?? -1)).toBe(false);
+    });
+
+    it('answers /metrics for the whole cluster, whichever worker is scraped', async () => {
+      const scrape = () =>
+        new Promise<number>((resolve, reject) => {
+          http
+            .get(`${shop.url}/metrics`, { agent: false }, (res) => {
+              let text = '';
+              res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+              res.on('end', () =>
+                resolve(metricValue(parseMetrics(text), 'http_request_duration_seconds_count', { route: '/api/health' })),
+              );
+            })
+            .on('error', reject);
+        });
+      const before = await scrape();
+      // Ten requests on ten connections: node:cluster spreads them over both workers.
+      for (let i = 0; i < 10; i += 1) expect((await freshGet(`${shop.url}/api/health`)).status).toBe(200);
+      for (let i = 0; i < 4; i += 1) expect(await scrape()).toBe(before + 10);
     });
 
     it('settles a callback-less payment whichever worker reconciles it (one simulator for all)', async () => {

@@ -46,6 +46,7 @@ const PASSKEY = 'bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c91
 const CONSUMER_SECRET = 'duka-simulator-secret';
 const BASIC_CREDENTIALS = Buffer.from(`duka-simulator-key:${CONSUMER_SECRET}`).toString('base64');
 const PROD_ADMIN_PASSWORD = 'prod-admin-Pa55-word';
+const METRICS_TOKEN = `metrics-${Math.random().toString(36).slice(2, 12)}`;
 /** Cases that browse many screens, or wait for M-Pesa, get more than the default 30 s on a busy machine. */
 const BROWSER_CASE_TIMEOUT_MS = 90_000;
 
@@ -71,6 +72,7 @@ beforeAll(async () => {
       NODE_ENV: 'production',
       LOG_LEVEL: 'info',
       ADMIN_PASSWORD: PROD_ADMIN_PASSWORD,
+      METRICS_TOKEN,
       WEB_DIR,
       MPESA_SIMULATOR_DELAY_MS: String(SIMULATOR_DELAY_MS),
       RATE_LIMIT_STKPUSH_MAX: String(STK_MAX),
@@ -777,6 +779,11 @@ describe('no secrets in any answer or log line', () => {
       for (const t of prod.seenCookies('duka_session')) sessionTokens.add(t);
       for (const t of prod.seenCookies('XSRF-TOKEN')) xsrfTokens.add(t);
 
+      // A Prometheus scrape after the day: its labels are route patterns, never a secret of a URL.
+      const scrape = await fetch(`${prod.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+      expect(scrape.status).toBe(200);
+      prod.exchanges.push({ request: 'GET /metrics', status: scrape.status, body: await scrape.text(), cookies: [] });
+
       expect(await prod.stop()).toBe(0);
       const callbackSecret = await prod.callbackSecret();
       const secrets: [string, string][] = [
@@ -789,6 +796,7 @@ describe('no secrets in any answer or log line', () => {
         ['the Daraja consumer secret', CONSUMER_SECRET],
         ['the Daraja basic credentials', BASIC_CREDENTIALS],
         ['the M-Pesa callback secret', callbackSecret],
+        ['the metrics token', METRICS_TOKEN],
       ];
       expect(sessionTokens.size).toBeGreaterThanOrEqual(4);
       expect(callbackSecret.length).toBeGreaterThanOrEqual(20);
@@ -825,6 +833,7 @@ describe('no secrets in any answer or log line', () => {
       expect(errorLines, 'error lines in the log of ordinary use').toBe(0);
       // The log did record the day, with the secrets in its URLs and the phone in its ids masked.
       expect(lines.some((l) => l.includes('order paid with M-Pesa'))).toBe(true);
+      expect(lines.some((l) => l.includes('"msg":"order placed"'))).toBe(true);
       expect(lines.some((l) => l.includes('"url":"/api/users/reset-password/[redacted]"'))).toBe(true);
       expect(lines.some((l) => l.includes('"url":"/reset-password/[redacted]"'))).toBe(true);
       expect(lines.some((l) => l.includes('"url":"/api/hooks/daraja/stk/[redacted]"'))).toBe(true);

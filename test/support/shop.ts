@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import type { DestinationStream } from 'pino';
 import { type AppConfig, loadConfig } from '../../src/server/config.js';
 import { openDatabase } from '../../src/server/db/client.js';
 import { createLogger, type RunningShop, startShop } from '../../src/server/shop.js';
@@ -47,7 +48,12 @@ export async function freshPostgresUrl(baseUrl: string): Promise<{ url: string; 
 
 let shopperCount = 0;
 
-export async function startTestShop(env: Record<string, string> = {}): Promise<TestShop> {
+export interface TestShopOptions {
+  /** Receives the shop's JSON log lines (set LOG_LEVEL in env, or nothing is written). */
+  logStream?: DestinationStream;
+}
+
+export async function startTestShop(env: Record<string, string> = {}, options: TestShopOptions = {}): Promise<TestShop> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'duka-test-'));
   const postgres = process.env.TEST_DATABASE_URL ? await freshPostgresUrl(process.env.TEST_DATABASE_URL) : undefined;
   const config = loadConfig({
@@ -67,7 +73,7 @@ export async function startTestShop(env: Record<string, string> = {}): Promise<T
     ...env,
   });
   const database = await openDatabase({ url: config.databaseUrl, poolSize: 5 });
-  const shop = await startShop(config, { database, logger: createLogger(config) });
+  const shop = await startShop(config, { database, logger: createLogger(config, options.logStream) });
 
   const client = () => new ApiClient(shop.url);
   return {

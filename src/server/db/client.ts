@@ -9,6 +9,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
+import { countDbQuery } from '../metrics.js';
 import { migrationsDir } from '../paths.js';
 import * as schema from './schema.js';
 
@@ -27,6 +28,8 @@ export interface Database {
   /** Runs fn while holding a database-wide lock, so only one instance does it at a time. */
   withStartupLock<T>(fn: () => Promise<T>): Promise<T>;
   ping(): Promise<void>;
+  /** Connections for GET /metrics: pg's pool figures; PGlite is one connection, never waited for. */
+  poolStats(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -73,6 +76,7 @@ async function openPglite(dir: string | undefined): Promise<Database> {
   const client = await PGlite.create(dir ?? 'memory://', { extensions: { pg_trgm } });
   // PGlite is one connection, so a session setting holds for every query.
   await client.exec(`CREATE EXTENSION IF NOT EXISTS pg_trgm; ${SESSION_SETTINGS}`);
+  countPgliteStatements(client);
   const db = drizzlePglite(client, { schema });
   return {
     db: db as unknown as Db,
@@ -83,7 +87,9 @@ async function openPglite(dir: string | undefined): Promise<Database> {
     ping: async () => {
       await client.query('SELECT 1');
     },
-    close: () => client.close(),
+    poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+    // Once only, like pool.end() below: a shop closing after its database was closed must not fail.
+    close: once(() => client.close()),
   };
 }
 
@@ -102,7 +108,10 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
   // 'error' with no listener, which crashed the process ("Connection terminated unexpectedly",
   // found by test/reliability/faults.test.ts). The query in progress fails on its own (the request
   // answers 500) and the pool discards the broken client on release, so this listener only has to exist.
-  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    countClientStatements(client);
+  });
   const db = drizzlePg(pool, { schema });
 
   // drizzle's transaction over a pool (drizzle-orm 0.45 node-postgres/session.js) sends BEGIN
@@ -149,7 +158,65 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
     ping: async () => {
       await db.execute(sql`SELECT 1`);
     },
-    close: () => pool.end(),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: once(() => pool.end()),
+  };
+}
+
+/**
+ * Counts every statement a pooled connection sends (duka_db_queries_total). Every query goes
+ * through a client's query(): pool.query checks one out and calls it, and so do transactions
+ * (BEGIN, the statements, COMMIT or ROLLBACK).
+ */
+function countClientStatements(client: pg.PoolClient): void {
+  const query = client.query;
+  // query() has many overloads; the wrapper passes its arguments through unchanged.
+  client.query = function countedQuery(this: pg.PoolClient, ...args: unknown[]) {
+    countDbQuery();
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof client.query;
+}
+
+/**
+ * The same for PGlite: query() and exec(), and inside transaction() the BEGIN, each statement on
+ * the transaction handle, and the COMMIT or ROLLBACK that PGlite sends itself.
+ */
+type PgliteTransaction = Parameters<Parameters<PGlite['transaction']>[0]>[0];
+function countPgliteStatements(client: PGlite): void {
+  const { query, exec, transaction } = client;
+  client.query = ((...args: Parameters<PGlite['query']>) => {
+    countDbQuery();
+    return query.apply(client, args);
+  }) as PGlite['query'];
+  client.exec = (...args) => {
+    countDbQuery();
+    return exec.apply(client, args);
+  };
+  client.transaction = <T>(fn: (tx: PgliteTransaction) => Promise<T>): Promise<T> => {
+    countDbQuery(); // BEGIN
+    return transaction
+      .call(client, (tx: PgliteTransaction) => {
+        const txQuery = tx.query;
+        const txExec = tx.exec;
+        tx.query = ((...args: Parameters<PgliteTransaction['query']>) => {
+          countDbQuery();
+          return txQuery.apply(tx, args);
+        }) as PgliteTransaction['query'];
+        tx.exec = (...args) => {
+          countDbQuery();
+          return txExec.apply(tx, args);
+        };
+        return fn(tx);
+      })
+      .finally(countDbQuery) as Promise<T>; // the COMMIT, or the one ROLLBACK (after an error or tx.rollback())
+  };
+}
+
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let done: Promise<void> | undefined;
+  return () => {
+    done ??= fn();
+    return done;
   };
 }
 

@@ -149,6 +149,14 @@ export interface QueuedMail {
   sentAt: string | null;
 }
 
+/** How many messages are in each state (GET /metrics). */
+export async function mailQueueDepth(db: Db): Promise<Record<MailStatus, number>> {
+  const counted = await db.select({ status: mailQueue.status, n: count() }).from(mailQueue).groupBy(mailQueue.status);
+  const counts = Object.fromEntries(MAIL_STATUSES.map((s) => [s, 0])) as Record<MailStatus, number>;
+  for (const row of counted) if (row.status in counts) counts[row.status as MailStatus] = Number(row.n);
+  return counts;
+}
+
 /** The newest messages and the count in each state, for the admin. */
 export async function recentMail(db: Db, status: MailStatus | undefined, limit = 100) {
   const rows = await db
@@ -157,9 +165,7 @@ export async function recentMail(db: Db, status: MailStatus | undefined, limit =
     .where(status ? eq(mailQueue.status, status) : undefined)
     .orderBy(desc(mailQueue.createdAt))
     .limit(limit);
-  const counted = await db.select({ status: mailQueue.status, n: count() }).from(mailQueue).groupBy(mailQueue.status);
-  const counts = Object.fromEntries(MAIL_STATUSES.map((s) => [s, 0])) as Record<MailStatus, number>;
-  for (const row of counted) if (row.status in counts) counts[row.status as MailStatus] = Number(row.n);
+  const counts = await mailQueueDepth(db);
   const messages: QueuedMail[] = rows.map((row) => ({
     _id: row.id,
     kind: row.kind,

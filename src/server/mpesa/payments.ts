@@ -9,6 +9,7 @@ import { loadExistingOrder } from '../domain/orders.js';
 import type { SessionUser } from '../domain/sessions.js';
 import { AppError, badRequest, notFound } from '../errors.js';
 import type { Notifications } from '../mail/notifications.js';
+import { countPayment, paymentOutcomeOf } from '../metrics.js';
 import { type DarajaClient, DarajaError, type ParsedStkCallback, type StkQueryResult } from './daraja-client.js';
 
 /**
@@ -167,6 +168,7 @@ export async function requestPayment(deps: PaymentDeps, customer: SessionUser, b
       })
       .where(eq(paymentAttempts.id, attemptId));
     log.info({ orderId: order.id, checkoutRequestId: accepted.checkoutRequestId, amount: due }, 'M-Pesa prompt sent');
+    countPayment('prompt_sent');
     return {
       msg: `We sent an M-Pesa prompt to ${maskMsisdn(phone)}. Enter your M-Pesa PIN on your phone to pay ${formatKsh(due)}.`,
       checkoutRequestId: accepted.checkoutRequestId,
@@ -178,6 +180,7 @@ export async function requestPayment(deps: PaymentDeps, customer: SessionUser, b
         .update(paymentAttempts)
         .set({ status: 'rejected', resultCode: error.errorCode, resultDesc: error.message, updatedAt: sql`now()` })
         .where(eq(paymentAttempts.id, attemptId));
+      countPayment('prompt_rejected');
       const aboutThePhone = /phone|subscriber|prompt/i.test(error.message);
       // Anything else Daraja refuses (credentials, shortcode, callback URL) is the shop's set-up.
       if (!aboutThePhone)
@@ -190,6 +193,7 @@ export async function requestPayment(deps: PaymentDeps, customer: SessionUser, b
     // Unknown outcome (network, Daraja down): the attempt stays pending without a CheckoutRequestID
     // and is given up by the reconciler; the shopper may try again after the cool-down.
     log.warn({ err: error, orderId: order.id }, 'M-Pesa prompt failed');
+    countPayment('prompt_error');
     if (error instanceof DarajaError && error.kind === 'network') {
       throw new AppError(502, 'We could not reach M-Pesa. Please try again in a minute.');
     }
@@ -272,6 +276,7 @@ async function settle(
         .returning({ id: orders.id });
       if (nowPaid.length > 0) await deps.notify.orderPaid(tx, await loadExistingOrder(tx, attempt.orderId));
       log.info({ orderId: attempt.orderId, checkoutRequestId, receipt: outcome.receipt, settledBy }, 'order paid with M-Pesa');
+      countPayment('paid');
       return 'settled';
     }
     const status = NOT_DEFINITE.has(outcome.resultCode) ? 'timed_out' : 'failed';
@@ -284,6 +289,7 @@ async function settle(
       { orderId: attempt.orderId, checkoutRequestId, resultCode: outcome.resultCode, settledBy },
       'M-Pesa prompt not paid',
     );
+    countPayment(paymentOutcomeOf(outcome.resultCode));
     return 'settled';
   });
 }
@@ -327,6 +333,7 @@ export async function reconcilePendingPayments(
           .update(paymentAttempts)
           .set({ status: 'failed', resultCode: 'no_answer', updatedAt: sql`now()` })
           .where(eq(paymentAttempts.id, attempt.id));
+        countPayment('given_up');
       }
       continue;
     }
@@ -352,6 +359,7 @@ export async function reconcilePendingPayments(
           { err: error, checkoutRequestId: attempt.checkoutRequestId },
           'M-Pesa status query failed past the give-up time; prompt marked failed',
         );
+        countPayment('given_up');
       } else {
         log.warn({ err: error, checkoutRequestId: attempt.checkoutRequestId }, 'M-Pesa status query failed; will retry');
       }

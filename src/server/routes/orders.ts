@@ -13,6 +13,7 @@ import {
   placeOrder,
 } from '../domain/orders.js';
 import type { Notifications } from '../mail/notifications.js';
+import { ordersPlaced } from '../metrics.js';
 import { CHANGES_CATALOG } from '../plugins/catalog-cache.js';
 import { currentUser } from '../plugins/sessions.js';
 
@@ -29,7 +30,12 @@ const orderRoutes: FastifyPluginAsyncZod<{ db: Db; notify: Notifications }> = as
       body: createOrderBody,
       response: { 201: order, ...errors },
     },
-    handler: async (request, reply) => reply.status(201).send(await placeOrder(db, currentUser(request), request.body, notify)),
+    handler: async (request, reply) => {
+      const placed = await placeOrder(db, currentUser(request), request.body, notify);
+      request.log.info({ orderId: placed._id, totalPrice: placed.totalPrice }, 'order placed');
+      ordersPlaced.inc();
+      return reply.status(201).send(placed);
+    },
   });
 
   app.get('/api/orders/myorders', {

@@ -43,7 +43,8 @@ const paymentRoutes: FastifyPluginAsyncZod<PaymentRoutesOptions> = async (app, {
       body: stkPushBody,
       response: { 200: stkPushResponse, ...errors },
     },
-    handler: (request) => requestPayment(deps, currentUser(request), request.body),
+    // The request's own logger, so the prompt's log lines carry its request id.
+    handler: (request) => requestPayment({ ...deps, log: request.log }, currentUser(request), request.body),
   });
 
   app.get('/api/orders/:id/payment', {
@@ -76,7 +77,7 @@ const paymentRoutes: FastifyPluginAsyncZod<PaymentRoutesOptions> = async (app, {
         request.log.warn('M-Pesa callback that is not an STK result ignored');
         return ACK;
       }
-      await settleCallback(deps, callback);
+      await settleCallback({ ...deps, log: request.log }, callback);
       return ACK;
     },
   });

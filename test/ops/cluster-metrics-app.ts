@@ -1,0 +1,51 @@
+import cluster from 'node:cluster';
+import Fastify from 'fastify';
+import { openDatabase } from '../../src/server/db/client.js';
+import { enqueueMail, mailQueueDepth } from '../../src/server/mail/queue.js';
+import { ordersPlaced, setupClusterMetrics, watchShop } from '../../src/server/metrics.js';
+import metrics from '../../src/server/plugins/metrics.js';
+
+/**
+ * A tiny cluster for test/ops/cluster-metrics.test.ts: the primary sets up cluster metrics and
+ * forks WORKERS workers sharing PORT, as the shop's cluster mode does. Each worker has its own
+ * in-memory database with MAILS queued messages, serves GET /metrics through the real plugin, and
+ * counts an order for every GET /hit.
+ */
+const port = Number(process.env.PORT);
+const workers = Number(process.env.WORKERS ?? 2);
+
+if (cluster.isPrimary) {
+  setupClusterMetrics();
+  let listening = 0;
+  cluster.on('listening', () => {
+    listening += 1;
+    if (listening === workers) console.log(`ready ${port}`);
+  });
+  for (let i = 0; i < workers; i++) cluster.fork();
+  process.on('SIGTERM', () => {
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.kill();
+    process.exit(0);
+  });
+} else {
+  const database = await openDatabase({});
+  await database.migrate();
+  for (let i = 0; i < Number(process.env.MAILS ?? 3); i++) {
+    await enqueueMail(database.db, 'order_placed', {
+      to: `w${i}@example.com`,
+      subject: 'Order',
+      text: 'Thanks',
+      html: '<p>Thanks</p>',
+    });
+  }
+  watchShop({ mailQueueDepth: () => mailQueueDepth(database.db), dbPool: () => database.poolStats() });
+  const app = Fastify();
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-worker', String(process.pid));
+  });
+  await app.register(metrics, { token: undefined });
+  app.get('/hit', async () => {
+    ordersPlaced.inc();
+    return { pid: process.pid };
+  });
+  await app.listen({ port, host: '127.0.0.1' });
+}
