@@ -1,6 +1,6 @@
 import http from 'node:http';
 import autocannon from 'autocannon';
-import { type CapturedResponse, HOP_HEADERS } from './reference-server.js';
+import { type CapturedResponse, HOP_HEADERS } from './captures.js';
 
 /** One request of a case; a case rotates over several (product ids, shoppers, orders). */
 export interface RequestSpec {

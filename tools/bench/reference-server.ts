@@ -1,24 +1,12 @@
 import fs from 'node:fs';
 import http from 'node:http';
+import type { Captures } from './captures.js';
 
 /**
  * The machine's limit for serving an answer: plain node:http replaying, for each request line,
  * the status, headers and body captured from Duka. Run as a child process (argv: the captures
  * file) so it does not share an event loop with the load generator; it tells its port on stdout.
  */
-
-export interface CapturedResponse {
-  status: number;
-  /** Header name and value pairs as Duka sent them, less those node:http sets itself. */
-  headers: [string, string][];
-  bodyBase64: string;
-}
-
-/** Captures by request line, "GET /api/products?pageNumber=1". */
-export type Captures = Record<string, CapturedResponse>;
-
-/** Headers node:http writes on its own (connection handling, framing, date). */
-export const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date']);
 
 interface Prepared {
   status: number;

@@ -9,6 +9,9 @@ export interface Machine {
   postgres: string | null;
   pglite: string | null;
   date: string;
+  /** One-minute load average at the start and the end: other work on the machine skews the figures. */
+  loadAverage: number;
+  loadAverageEnd?: number;
 }
 
 export type CaseKind = 'listing' | 'search-exact' | 'search-typo' | 'detail' | 'top' | 'sign-in' | 'orders';
@@ -98,7 +101,7 @@ export function markdown(results: BenchResults): string {
   const lines: string[] = [
     '# Duka benchmark',
     '',
-    `${m.date} · ${m.cpu} · ${m.cores} cores · ${fmt(m.ramGiB)} GiB RAM · Node ${m.node} · PostgreSQL ${m.postgres ?? 'n/a'} · PGlite ${m.pglite ?? 'n/a'}`,
+    `${m.date} · ${m.cpu} · ${m.cores} cores · ${fmt(m.ramGiB)} GiB RAM · Node ${m.node} · PostgreSQL ${m.postgres ?? 'n/a'} · PGlite ${m.pglite ?? 'n/a'} · load average ${fmt(m.loadAverage)} at the start, ${fmt(m.loadAverageEnd ?? Number.NaN)} at the end`,
     '',
     `${results.options.products.toLocaleString('en')} products · ${results.options.connections} connections · ${results.options.duration} s per case per server in ${results.options.rounds} alternating rounds · total ${fmt(results.totalSeconds, 0)} s`,
     '',

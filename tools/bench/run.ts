@@ -11,9 +11,9 @@ import pg from 'pg';
 import { type Database, openDatabase, queryRows } from '../../src/server/db/client.js';
 import { products, users } from '../../src/server/db/schema.js';
 import { hashPassword } from '../../src/server/domain/passwords.js';
+import type { Captures } from './captures.js';
 import { explainReadQueries } from './explain.js';
 import { load, mergeRuns, type RawResponse, type RequestSpec, send, setCookies, summarise, toCapture } from './load.js';
-import type { Captures } from './reference-server.js';
 import {
   type BenchResults,
   type CaseKind,
@@ -111,6 +111,7 @@ function machine(): Machine {
     postgres: null,
     pglite: pglitePkg.version,
     date: new Date().toISOString(),
+    loadAverage: os.loadavg()[0] ?? 0,
   };
 }
 
@@ -421,11 +422,24 @@ async function capture(baseUrl: string, cases: Case[]): Promise<Captures> {
   return captures;
 }
 
+/**
+ * Requests still queued in Duka when a load stops would eat into the next measurement; a health
+ * check queues behind them, so its answer means the backlog is gone.
+ */
+async function drained(duka: Server): Promise<void> {
+  await fetch(`${duka.url}/api/health`, { signal: AbortSignal.timeout(300_000) }).catch(() => {});
+}
+
 async function runCase(c: Case, duka: Server, reference: Server): Promise<CaseResult> {
   const { connections, duration, rounds } = options;
+  const loadDuka = async (seconds: number) => {
+    const run = await load(duka.url, c.specs, connections, seconds);
+    await drained(duka);
+    return run;
+  };
   const roundSeconds = Math.max(1, Math.round(duration / rounds));
   // Warm both (JIT, caches, pools) before measuring.
-  await load(duka.url, c.specs, connections, 1);
+  await loadDuka(1);
   await load(reference.url, c.specs, connections, 1);
   const before = await scrapeQueries(duka.url);
   const dukaRuns = [];
@@ -433,11 +447,11 @@ async function runCase(c: Case, duka: Server, reference: Server): Promise<CaseRe
   for (let round = 0; round < rounds; round++) {
     // Alternate which goes first, so a slow patch of the machine falls on both.
     if (round % 2 === 0) {
-      dukaRuns.push(await load(duka.url, c.specs, connections, roundSeconds));
+      dukaRuns.push(await loadDuka(roundSeconds));
       limitRuns.push(await load(reference.url, c.specs, connections, roundSeconds));
     } else {
       limitRuns.push(await load(reference.url, c.specs, connections, roundSeconds));
-      dukaRuns.push(await load(duka.url, c.specs, connections, roundSeconds));
+      dukaRuns.push(await loadDuka(roundSeconds));
     }
   }
   const after = await scrapeQueries(duka.url);
@@ -632,6 +646,7 @@ async function main(): Promise<void> {
   const runs: DatabaseRun[] = [];
   for (const kind of databases) runs.push(await benchDatabase(kind, outDir, frontend));
 
+  info.loadAverageEnd = os.loadavg()[0] ?? 0;
   const results: BenchResults = {
     machine: info,
     options,
