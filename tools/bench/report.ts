@@ -110,12 +110,12 @@ export function markdown(results: BenchResults): string {
     lines.push(
       `## ${run.database} (${run.serverVersion}) — seeded ${run.products.toLocaleString('en')} products in ${fmt(run.seedSeconds)} s, peak RSS ${fmt(run.peakRssMiB ?? Number.NaN, 0)} MiB`,
       '',
-      '| Case | Duka req/s | p50 ms | p99 ms | Limit req/s | Limit p50 | Limit p99 | Duka ÷ limit | SQL/req | Non-2xx | RSS MiB | Target |',
-      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |',
+      '| Case | Duka answers | Duka req/s | p50 ms | p99 ms | Limit req/s | Limit p50 | Limit p99 | Duka ÷ limit | SQL/req | Non-2xx | RSS MiB | Target |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |',
     );
     for (const c of run.cases) {
       lines.push(
-        `| ${c.label} | ${fmt(c.duka.reqPerSec, 0)} | ${fmt(c.duka.p50)} | ${fmt(c.duka.p99)} | ${fmt(c.limit.reqPerSec, 0)} | ${fmt(c.limit.p50)} | ${fmt(c.limit.p99)} | ${fmt(c.ratio, 2)} | ${c.sqlPerRequest === null ? 'n/a' : fmt(c.sqlPerRequest, 2)} | ${statuses(c.duka)} | ${fmt(c.peakRssMiB ?? Number.NaN, 0)} | ${target(run, c)} |`,
+        `| ${c.label} | ${c.duka.requests} | ${fmt(c.duka.reqPerSec, 0)} | ${fmt(c.duka.p50)} | ${fmt(c.duka.p99)} | ${fmt(c.limit.reqPerSec, 0)} | ${fmt(c.limit.p50)} | ${fmt(c.limit.p99)} | ${fmt(c.ratio, 2)} | ${c.sqlPerRequest === null ? 'n/a' : fmt(c.sqlPerRequest, 2)} | ${statuses(c.duka)} | ${fmt(c.peakRssMiB ?? Number.NaN, 0)} | ${target(run, c)} |`,
       );
     }
     if (run.orders) {

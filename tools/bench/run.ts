@@ -43,6 +43,8 @@ const { values: args } = parseArgs({
     db: { type: 'string' },
     'skip-frontend': { type: 'boolean', default: false },
     out: { type: 'string', default: 'bench-results' },
+    /** Comma-separated case keys to run (listing-1,listing-500,search-exact,search-typo,detail,top,sign-in,orders). */
+    only: { type: 'string' },
   },
 });
 
@@ -130,7 +132,11 @@ const peakRssMiB = (pid: number) => {
   return kib === null ? null : kib / 1024;
 };
 
+/** Children being stopped by the bench, so their exit is not reported as a crash. */
+const stopping = new WeakSet<ChildProcess>();
+
 async function stopChild(child: ChildProcess): Promise<void> {
+  stopping.add(child);
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGTERM');
@@ -179,6 +185,9 @@ async function startDuka(env: Record<string, string>, logFile: string): Promise<
       ...env,
     },
     stdio: ['ignore', out, out],
+  });
+  child.once('exit', (code, signal) => {
+    if (!stopping.has(child)) log(`the server exited on its own (code ${code}, signal ${signal}); see ${logFile}`);
   });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 180_000;
@@ -524,8 +533,9 @@ async function benchDatabase(
     const reference = await startReference(capturesFile);
     servers.push(reference);
 
+    const only = args.only?.split(',').map((k) => k.trim());
     const results: CaseResult[] = [];
-    for (const c of cases) {
+    for (const c of cases.filter((c) => !only || only.includes(c.key))) {
       log(`${kind}: ${c.label}`);
       const result = await runCase(c, duka, reference);
       results.push(result);
