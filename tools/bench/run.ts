@@ -436,7 +436,7 @@ async function capture(baseUrl: string, cases: Case[]): Promise<Captures> {
  * check queues behind them, so its answer means the backlog is gone.
  */
 async function drained(duka: Server): Promise<void> {
-  await fetch(`${duka.url}/api/health`, { signal: AbortSignal.timeout(300_000) }).catch(() => {});
+  await fetch(`${duka.url}/api/health`, { signal: AbortSignal.timeout(60_000) }).catch(() => {});
 }
 
 async function runCase(c: Case, duka: Server, reference: Server): Promise<CaseResult> {
