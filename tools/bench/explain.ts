@@ -1,0 +1,53 @@
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import type { Database, Db } from '../../src/server/db/client.js';
+import * as schema from '../../src/server/db/schema.js';
+import { getProductDetail, listProducts, topProducts } from '../../src/server/domain/catalog.js';
+
+/**
+ * EXPLAIN ANALYZE of the very statements the server runs for the read cases: the catalogue
+ * functions are called on a drizzle that records each statement, so the plans follow the code.
+ */
+
+export interface ExplainedQuery {
+  case: string;
+  sql: string;
+  params: unknown[];
+  executionMs: number | null;
+  plan: string[];
+}
+
+interface QueryClient {
+  query(sql: string, params?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+}
+
+export async function explainReadQueries(database: Database, probe: { productId: string }): Promise<ExplainedQuery[]> {
+  // Both drivers keep their client on the drizzle object as $client.
+  const client = (database.db as unknown as { $client: QueryClient }).$client;
+  const recorded: { sql: string; params: unknown[] }[] = [];
+  const logger = { logQuery: (query: string, params: unknown[]) => recorded.push({ sql: query, params }) };
+  const recording = (database.kind === 'pglite'
+    ? drizzlePglite(client as never, { schema, logger })
+    : drizzlePg(client as never, { schema, logger })) as unknown as Db;
+
+  const cases: [string, () => Promise<unknown>][] = [
+    ['listing page 1', () => listProducts(recording, { page: 1, keyword: '' })],
+    ['listing page 500', () => listProducts(recording, { page: 500, keyword: '' })],
+    ['search "samsung"', () => listProducts(recording, { page: 1, keyword: 'samsung' })],
+    ['search "samsng" (typo)', () => listProducts(recording, { page: 1, keyword: 'samsng' })],
+    ['product detail', () => getProductDetail(recording, probe.productId)],
+    ['top products', () => topProducts(recording)],
+  ];
+  const explained: ExplainedQuery[] = [];
+  for (const [name, run] of cases) {
+    recorded.length = 0;
+    await run(); // also warms the caches, as a running shop has them
+    for (const statement of [...recorded]) {
+      const result = await client.query(`EXPLAIN (ANALYZE, BUFFERS) ${statement.sql}`, statement.params);
+      const plan = result.rows.map((row) => String(Object.values(row)[0]));
+      const time = plan.map((line) => /Execution Time: ([\d.]+) ms/.exec(line)?.[1]).find(Boolean);
+      explained.push({ case: name, sql: statement.sql, params: statement.params, executionMs: time ? Number(time) : null, plan });
+    }
+  }
+  return explained;
+}

@@ -1,0 +1,162 @@
+import type { ExplainedQuery } from './explain.js';
+import type { Summary } from './load.js';
+
+export interface Machine {
+  cpu: string;
+  cores: number;
+  ramGiB: number;
+  node: string;
+  postgres: string | null;
+  pglite: string | null;
+  date: string;
+  /** One-minute load average at the start and the end: other work on the machine skews the figures. */
+  loadAverage: number;
+  loadAverageEnd?: number;
+}
+
+export type CaseKind = 'listing' | 'search-exact' | 'search-typo' | 'detail' | 'top' | 'sign-in' | 'orders';
+
+export interface CaseResult {
+  key: string;
+  label: string;
+  kind: CaseKind;
+  duka: Summary;
+  limit: Summary;
+  /** Duka's req/s ÷ the reference server's. */
+  ratio: number;
+  /** SQL statements per completed request; null while the server has no duka_db_queries_total. */
+  sqlPerRequest: number | null;
+  /** VmHWM of the server after this case, MiB. */
+  peakRssMiB: number | null;
+}
+
+export interface OrdersCheck {
+  ordersPerSec: number;
+  placed: number;
+  failures: Record<string, number>;
+  products: number;
+  unitsSold: number;
+  /** Products whose stock went below 0 or whose units sold do not add up to the stock taken. */
+  mismatched: number;
+  oversold: number;
+  scarceSoldOut: string;
+}
+
+export interface DatabaseRun {
+  database: 'pglite' | 'postgres';
+  serverVersion: string;
+  products: number;
+  seedSeconds: number;
+  cases: CaseResult[];
+  orders: OrdersCheck | null;
+  peakRssMiB: number | null;
+  explain: ExplainedQuery[];
+}
+
+export interface BenchResults {
+  machine: Machine;
+  options: { products: number; duration: number; connections: number; rounds: number };
+  runs: DatabaseRun[];
+  frontend: unknown;
+  totalSeconds: number;
+}
+
+const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+const tick = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+
+function target(run: DatabaseRun, c: CaseResult): string {
+  switch (c.kind) {
+    case 'listing':
+    case 'detail':
+    case 'top':
+      return `${tick(c.ratio >= 0.5 && c.duka.p99 < 20)} (≥0.5, p99<20)`;
+    case 'search-typo':
+      return `${tick(c.duka.p99 < 50)} (p99<50)`;
+    case 'orders': {
+      const o = run.orders;
+      if (!o) return '';
+      const stock = o.mismatched === 0 && o.oversold === 0;
+      return run.database === 'postgres'
+        ? `${tick(o.ordersPerSec >= 300 && stock)} (≥300/s, stock exact)`
+        : `stock ${stock ? 'exact' : 'WRONG'}`;
+    }
+    case 'sign-in':
+      return 'argon2-bound by design';
+    default:
+      return '';
+  }
+}
+
+function statuses(s: Summary): string {
+  const other = Object.entries(s.statuses)
+    .filter(([code]) => !code.startsWith('2'))
+    .map(([code, n]) => `${code}×${n}`);
+  if (s.errors) other.push(`err×${s.errors}`);
+  if (s.timeouts) other.push(`timeout×${s.timeouts}`);
+  return other.join(' ') || '0';
+}
+
+export function markdown(results: BenchResults): string {
+  const m = results.machine;
+  const lines: string[] = [
+    '# Duka benchmark',
+    '',
+    `${m.date} · ${m.cpu} · ${m.cores} cores · ${fmt(m.ramGiB)} GiB RAM · Node ${m.node} · PostgreSQL ${m.postgres ?? 'n/a'} · PGlite ${m.pglite ?? 'n/a'} · load average ${fmt(m.loadAverage)} at the start, ${fmt(m.loadAverageEnd ?? Number.NaN)} at the end`,
+    '',
+    `${results.options.products.toLocaleString('en')} products · ${results.options.connections} connections · ${results.options.duration} s per case per server in ${results.options.rounds} alternating rounds · total ${fmt(results.totalSeconds, 0)} s`,
+    '',
+  ];
+  for (const run of results.runs) {
+    lines.push(
+      `## ${run.database} (${run.serverVersion}) — seeded ${run.products.toLocaleString('en')} products in ${fmt(run.seedSeconds)} s, peak RSS ${fmt(run.peakRssMiB ?? Number.NaN, 0)} MiB`,
+      '',
+      '| Case | Duka answers | Duka req/s | p50 ms | p99 ms | Limit req/s | Limit p50 | Limit p99 | Duka ÷ limit | SQL/req | Non-2xx | RSS MiB | Target |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |',
+    );
+    for (const c of run.cases) {
+      lines.push(
+        `| ${c.label} | ${c.duka.requests} | ${fmt(c.duka.reqPerSec, 0)} | ${fmt(c.duka.p50)} | ${fmt(c.duka.p99)} | ${fmt(c.limit.reqPerSec, 0)} | ${fmt(c.limit.p50)} | ${fmt(c.limit.p99)} | ${fmt(c.ratio, 2)} | ${c.sqlPerRequest === null ? 'n/a' : fmt(c.sqlPerRequest, 2)} | ${statuses(c.duka)} | ${fmt(c.peakRssMiB ?? Number.NaN, 0)} | ${target(run, c)} |`,
+      );
+    }
+    if (run.orders) {
+      const o = run.orders;
+      const failures =
+        Object.entries(o.failures)
+          .map(([kind, n]) => `${kind}: ${n}`)
+          .join(', ') || 'none';
+      lines.push(
+        '',
+        `Orders: **${fmt(o.ordersPerSec, 0)} orders/s**, ${o.placed} placed in all; failures ${failures}. Stock check over ${o.products} products: ${o.unitsSold} units sold, ${o.mismatched} mismatched, **${o.oversold} oversold**; ${o.scarceSoldOut}.`,
+      );
+    }
+    lines.push('', '### Query plans (EXPLAIN ANALYZE, statements as the server sends them)', '');
+    lines.push('| Case | Statement | Execution ms | Top of plan |', '| --- | --- | ---: | --- |');
+    for (const q of run.explain) {
+      lines.push(
+        `| ${q.case} | ${q.sql.slice(0, 60).replaceAll('|', '\\|').replaceAll('\n', ' ')}… | ${fmt(q.executionMs ?? Number.NaN, 2)} | ${(q.plan[0] ?? '').trim().replaceAll('|', '\\|')} |`,
+      );
+    }
+    lines.push('', '<details><summary>Full plans</summary>', '');
+    for (const q of run.explain) {
+      lines.push(
+        `**${q.case}**: \`${q.sql.replaceAll('`', "'")}\` params ${JSON.stringify(q.params)}`,
+        '',
+        '```',
+        ...q.plan,
+        '```',
+        '',
+      );
+    }
+    lines.push('</details>', '');
+  }
+  if (results.frontend !== null && results.frontend !== undefined) {
+    lines.push('## Front end', '', '```json', JSON.stringify(results.frontend, null, 2), '```', '');
+  }
+  return lines.join('\n');
+}
+
+/** The short form for the terminal: the tables and the plans' timings, no full plans. */
+export function consoleSummary(results: BenchResults): string {
+  const full = markdown(results);
+  return full.replace(/<details>[\s\S]*?<\/details>/g, '').replace(/\n{3,}/g, '\n\n');
+}

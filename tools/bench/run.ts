@@ -1,0 +1,684 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { inArray, sql } from 'drizzle-orm';
+import pg from 'pg';
+import { type Database, openDatabase, queryRows } from '../../src/server/db/client.js';
+import { products, users } from '../../src/server/db/schema.js';
+import { hashPassword } from '../../src/server/domain/passwords.js';
+import type { Captures } from './captures.js';
+import { explainReadQueries } from './explain.js';
+import { load, mergeRuns, type RawResponse, type RequestSpec, send, setCookies, summarise, toCapture } from './load.js';
+import {
+  type BenchResults,
+  type CaseKind,
+  type CaseResult,
+  consoleSummary,
+  type DatabaseRun,
+  type Machine,
+  markdown,
+  type OrdersCheck,
+} from './report.js';
+import { seedCatalogue } from './seed.js';
+
+/**
+ * `npm run bench`: seeds a large catalogue, starts the production build of Duka and, beside it, a
+ * reference server replaying Duka's own answers, loads both alike and reports Duka ÷ limit.
+ */
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..', '..');
+
+const { values: args } = parseArgs({
+  options: {
+    products: { type: 'string', default: '100000' },
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '50' },
+    rounds: { type: 'string', default: '2' },
+    db: { type: 'string' },
+    'skip-frontend': { type: 'boolean', default: false },
+    out: { type: 'string', default: 'bench-results' },
+    /** Comma-separated case keys to run (listing-1,listing-500,search-exact,search-typo,detail,top,sign-in,orders). */
+    only: { type: 'string' },
+  },
+});
+
+function whole(name: string, raw: string | undefined, min: number): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be a whole number of at least ${min}, got "${raw}"`);
+  return n;
+}
+
+const options = {
+  products: whole('products', args.products, 100),
+  duration: whole('duration', args.duration, 1),
+  connections: whole('connections', args.connections, 1),
+  rounds: whole('rounds', args.rounds, 1),
+};
+const databaseUrl = process.env.DATABASE_URL || undefined;
+const dbChoice = args.db ?? (databaseUrl ? 'both' : 'pglite');
+if (!['pglite', 'postgres', 'both'].includes(dbChoice)) throw new Error('--db must be pglite, postgres or both');
+if (dbChoice !== 'pglite' && !databaseUrl) throw new Error(`--db ${dbChoice} needs DATABASE_URL (postgres://…)`);
+const databases = (dbChoice === 'both' ? ['pglite', 'postgres'] : [dbChoice]) as ('pglite' | 'postgres')[];
+
+const SHOPPER_PASSWORD = 'bench-shopper-pass';
+const ADMIN_PASSWORD = randomBytes(12).toString('base64url');
+/** Products the order case sells from; the first SCARCE of them have little stock, so they sell out. */
+const ORDER_PRODUCTS = 100;
+const SCARCE = 10;
+const SCARCE_STOCK = 20;
+const PLENTY_STOCK = 1_000_000;
+const DETAIL_PRODUCTS = 100;
+const XSRF = randomBytes(16).toString('base64url');
+
+const log = (message: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
+
+// ---------------------------------------------------------------------------------------------
+// Build, machine, child processes
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : fs.statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+/** Builds when there is no build, or when a source file is newer than it. */
+function ensureBuilt(): void {
+  const main = path.join(root, 'dist', 'src', 'server', 'main.js');
+  const web = path.join(root, 'dist', 'web', 'index.html');
+  const built = fs.existsSync(main) && fs.existsSync(web) ? Math.min(fs.statSync(main).mtimeMs, fs.statSync(web).mtimeMs) : 0;
+  if (built > newestMtime(path.join(root, 'src'))) return;
+  log('building (npm run build)…');
+  const result = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error('npm run build failed');
+}
+
+function machine(): Machine {
+  const pglitePkg = JSON.parse(
+    fs.readFileSync(path.join(root, 'node_modules', '@electric-sql', 'pglite', 'package.json'), 'utf8'),
+  ) as { version: string };
+  return {
+    cpu: os.cpus()[0]?.model.trim() ?? 'unknown',
+    cores: os.cpus().length,
+    ramGiB: os.totalmem() / 2 ** 30,
+    node: process.version,
+    postgres: null,
+    pglite: pglitePkg.version,
+    date: new Date().toISOString(),
+    loadAverage: os.loadavg()[0] ?? 0,
+  };
+}
+
+function readStatusKiB(pid: number, field: 'VmHWM' | 'VmRSS'): number | null {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+const peakRssMiB = (pid: number) => {
+  const kib = readStatusKiB(pid, 'VmHWM');
+  return kib === null ? null : kib / 1024;
+};
+
+/** Children being stopped by the bench, so their exit is not reported as a crash. */
+const stopping = new WeakSet<ChildProcess>();
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  stopping.add(child);
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function freePort(): Promise<number> {
+  const net = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = address && typeof address === 'object' ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+interface Server {
+  child: ChildProcess;
+  url: string;
+}
+
+async function startDuka(env: Record<string, string>, logFile: string): Promise<Server> {
+  const port = await freePort();
+  const out = fs.openSync(logFile, 'a');
+  const child = spawn(process.execPath, [path.join(root, 'dist', 'src', 'server', 'main.js')], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'production',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      ADMIN_PASSWORD,
+      SEED_DEMO: 'false',
+      // The bench serves plain http on 127.0.0.1.
+      SECURE_COOKIES: 'false',
+      // Sign-in and orders are loaded on purpose, far past what a person does.
+      RATE_LIMIT_LOGIN_MAX: '1000000000',
+      RATE_LIMIT_REGISTER_MAX: '1000000000',
+      RATE_LIMIT_STKPUSH_MAX: '1000000000',
+      ...env,
+    },
+    stdio: ['ignore', out, out],
+  });
+  child.once('exit', (code, signal) => {
+    if (!stopping.has(child)) log(`the server exited on its own (code ${code}, signal ${signal}); see ${logFile}`);
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 180_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}; see ${logFile}`);
+    try {
+      const response = await fetch(`${url}/api/health`);
+      if (response.ok) return { child, url };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  await stopChild(child);
+  throw new Error(`the server did not become healthy in 180 s; see ${logFile}`);
+}
+
+async function startReference(capturesFile: string): Promise<Server> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'reference-server.ts'), capturesFile], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let buffered = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const match = /listening (\d+)/.exec(buffered);
+      if (match) resolve(Number(match[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`the reference server exited with ${code}`)));
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+/** Sum of duka_db_queries_total over its labels; null while the server has no /metrics. */
+async function scrapeQueries(baseUrl: string): Promise<number | null> {
+  try {
+    const response = await fetch(`${baseUrl}/metrics`);
+    if (!response.ok) return null;
+    const text = await response.text();
+    let total = 0;
+    let found = false;
+    for (const line of text.split('\n')) {
+      const match = /^duka_db_queries_total(?:\{[^}]*\})?\s+([\d.e+-]+)/.exec(line);
+      if (match) {
+        total += Number(match[1]);
+        found = true;
+      }
+    }
+    return found ? total : null;
+  } catch {
+    return null;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The database: seed, shoppers, stock for the orders case
+
+interface Prepared {
+  seedSeconds: number;
+  serverVersion: string;
+  detailIds: string[];
+  orderStock: Map<string, number>;
+  scarceIds: string[];
+  shopperEmails: string[];
+  explain: DatabaseRun['explain'];
+}
+
+async function prepareDatabase(database: Database): Promise<Prepared> {
+  const { db } = database;
+  await database.migrate();
+  log(`seeding ${options.products.toLocaleString('en')} products…`);
+  const seeded = await seedCatalogue(db, options.products);
+  log(`seeded ${seeded.products.toLocaleString('en')} products in ${seeded.seconds.toFixed(1)} s`);
+  const [version] = await queryRows<{ server_version: string }>(db, sql`SHOW server_version`);
+
+  const picked = await queryRows<{ id: string }>(
+    db,
+    sql`SELECT id FROM ${products} ORDER BY random() LIMIT ${DETAIL_PRODUCTS + ORDER_PRODUCTS}`,
+  );
+  const detailIds = picked.slice(0, DETAIL_PRODUCTS).map((r) => r.id);
+  const orderIds = picked.slice(DETAIL_PRODUCTS).map((r) => r.id);
+  const scarceIds = orderIds.slice(0, SCARCE);
+  const orderStock = new Map(orderIds.map((id) => [id, scarceIds.includes(id) ? SCARCE_STOCK : PLENTY_STOCK]));
+  await db.update(products).set({ countInStock: SCARCE_STOCK }).where(inArray(products.id, scarceIds));
+  await db
+    .update(products)
+    .set({ countInStock: PLENTY_STOCK })
+    .where(inArray(products.id, orderIds.slice(SCARCE)));
+
+  // Shoppers straight into the database with one hash: hashing each would take minutes.
+  const count = Math.max(20, options.connections * 2);
+  const passwordHash = await hashPassword(SHOPPER_PASSWORD);
+  const shopperEmails = Array.from({ length: count }, (_, i) => `shopper${i + 1}@bench.duka.test`);
+  await db.insert(users).values(shopperEmails.map((email, i) => ({ name: `Bench Shopper ${i + 1}`, email, passwordHash })));
+
+  log('EXPLAIN ANALYZE of the read queries…');
+  const explain = await explainReadQueries(database, { productId: detailIds[0] ?? '' });
+  return {
+    seedSeconds: seeded.seconds,
+    serverVersion: version?.server_version ?? 'unknown',
+    detailIds,
+    orderStock,
+    scarceIds,
+    shopperEmails,
+    explain,
+  };
+}
+
+async function checkStock(database: Database, prepared: Prepared): Promise<Omit<OrdersCheck, 'ordersPerSec' | 'failures'>> {
+  const ids = [...prepared.orderStock.keys()];
+  const rows = await queryRows<{ id: string; final: number; sold: number | string }>(
+    database.db,
+    sql`SELECT p.id, p.count_in_stock AS final, coalesce((SELECT sum(oi.qty) FROM order_items oi WHERE oi.product_id = p.id), 0) AS sold
+        FROM ${products} p WHERE p.id IN ${ids}`,
+  );
+  const [placed] = await queryRows<{ n: number | string }>(database.db, sql`SELECT count(*) AS n FROM orders`);
+  let mismatched = 0;
+  let oversold = 0;
+  let unitsSold = 0;
+  let soldOut = 0;
+  for (const row of rows) {
+    const initial = prepared.orderStock.get(row.id) ?? 0;
+    const sold = Number(row.sold);
+    unitsSold += sold;
+    if (initial - Number(row.final) !== sold) mismatched++;
+    if (Number(row.final) < 0 || sold > initial) oversold++;
+    if (prepared.scarceIds.includes(row.id) && Number(row.final) === 0) soldOut++;
+  }
+  return {
+    placed: Number(placed?.n ?? 0),
+    products: rows.length,
+    unitsSold,
+    mismatched: mismatched + (ids.length - rows.length),
+    oversold,
+    scarceSoldOut: `${soldOut} of ${prepared.scarceIds.length} scarce products (${SCARCE_STOCK} units each) sold out exactly`,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cases
+
+interface Case {
+  key: string;
+  label: string;
+  kind: CaseKind;
+  specs: RequestSpec[];
+}
+
+function jsonPost(pathname: string, body: unknown, cookies: string): RequestSpec {
+  return {
+    method: 'POST',
+    path: pathname,
+    headers: { 'content-type': 'application/json', cookie: cookies, 'x-xsrf-token': XSRF },
+    body: JSON.stringify(body),
+  };
+}
+
+function randomInt(n: number): number {
+  return Math.floor(Math.random() * n);
+}
+
+async function signInShoppers(baseUrl: string, emails: string[]): Promise<string[]> {
+  const sessions: string[] = new Array(emails.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < emails.length) {
+      const i = next++;
+      const response = await send(
+        baseUrl,
+        jsonPost('/api/users/auth', { email: emails[i], password: SHOPPER_PASSWORD }, `XSRF-TOKEN=${XSRF}`),
+      );
+      const session = setCookies(response).get('duka_session');
+      if (response.status !== 200 || !session)
+        throw new Error(`sign-in answered ${response.status}: ${response.body.toString()}`);
+      sessions[i] = session;
+    }
+  };
+  await Promise.all([worker(), worker(), worker(), worker()]);
+  return sessions;
+}
+
+function buildCases(prepared: Prepared, sessions: string[]): Case[] {
+  const get = (p: string): RequestSpec => ({ method: 'GET', path: p });
+  const address = {
+    county: 'Nairobi',
+    phoneNumber: '0712345678',
+    postalCode: '00100',
+    sub_county: 'Westlands',
+    ward: 'Parklands',
+  };
+  const orderIds = [...prepared.orderStock.keys()];
+  const orders: RequestSpec[] = [];
+  for (let i = 0; i < 2000; i++) {
+    const lines = new Map<string, number>();
+    const count = 1 + randomInt(2);
+    while (lines.size < count) lines.set(orderIds[randomInt(orderIds.length)] ?? '', 1 + randomInt(3));
+    const body = { orderItems: [...lines].map(([_id, qty]) => ({ _id, qty })), shippingAddress: address };
+    orders.push(jsonPost('/api/orders', body, `XSRF-TOKEN=${XSRF}; duka_session=${sessions[i % sessions.length]}`));
+  }
+  return [
+    { key: 'listing-1', label: 'Listing page 1', kind: 'listing', specs: [get('/api/products?pageNumber=1')] },
+    { key: 'listing-500', label: 'Listing page 500', kind: 'listing', specs: [get('/api/products?pageNumber=500')] },
+    { key: 'search-exact', label: 'Search "samsung"', kind: 'search-exact', specs: [get('/api/products?keyword=samsung')] },
+    { key: 'search-typo', label: 'Search "samsng" (typo)', kind: 'search-typo', specs: [get('/api/products?keyword=samsng')] },
+    {
+      key: 'detail',
+      label: `Product detail (${prepared.detailIds.length} ids)`,
+      kind: 'detail',
+      specs: prepared.detailIds.map((id) => get(`/api/products/${id}`)),
+    },
+    { key: 'top', label: 'Top products', kind: 'top', specs: [get('/api/products/top')] },
+    {
+      key: 'sign-in',
+      label: 'Sign-in',
+      kind: 'sign-in',
+      specs: prepared.shopperEmails.map((email) =>
+        jsonPost('/api/users/auth', { email, password: SHOPPER_PASSWORD }, `XSRF-TOKEN=${XSRF}`),
+      ),
+    },
+    { key: 'orders', label: `Place order (${sessions.length} shoppers)`, kind: 'orders', specs: orders },
+  ];
+}
+
+async function capture(baseUrl: string, cases: Case[]): Promise<Captures> {
+  const captures: Captures = {};
+  for (const c of cases) {
+    // One order and one sign-in are enough to know the size of their answers.
+    const specs = c.kind === 'orders' || c.kind === 'sign-in' ? c.specs.slice(0, 1) : c.specs;
+    for (const spec of specs) {
+      const response: RawResponse = await send(baseUrl, spec);
+      const expected = c.kind === 'orders' ? 201 : 200;
+      if (response.status !== expected) {
+        throw new Error(
+          `${c.label}: ${spec.method} ${spec.path} answered ${response.status}: ${response.body.toString().slice(0, 300)}`,
+        );
+      }
+      captures[`${spec.method} ${spec.path}`] = toCapture(response);
+    }
+  }
+  return captures;
+}
+
+/**
+ * Requests still queued in Duka when a load stops would eat into the next measurement; a health
+ * check queues behind them, so its answer means the backlog is gone.
+ */
+async function drained(duka: Server): Promise<void> {
+  await fetch(`${duka.url}/api/health`, { signal: AbortSignal.timeout(60_000) }).catch(() => {});
+}
+
+async function runCase(c: Case, duka: Server, reference: Server): Promise<CaseResult> {
+  const { connections, duration, rounds } = options;
+  const loadDuka = async (seconds: number) => {
+    const run = await load(duka.url, c.specs, connections, seconds);
+    await drained(duka);
+    return run;
+  };
+  const roundSeconds = Math.max(1, Math.round(duration / rounds));
+  // Warm both (JIT, caches, pools) before measuring.
+  await loadDuka(1);
+  await load(reference.url, c.specs, connections, 1);
+  const before = await scrapeQueries(duka.url);
+  const dukaRuns = [];
+  const limitRuns = [];
+  for (let round = 0; round < rounds; round++) {
+    // Alternate which goes first, so a slow patch of the machine falls on both.
+    if (round % 2 === 0) {
+      dukaRuns.push(await loadDuka(roundSeconds));
+      limitRuns.push(await load(reference.url, c.specs, connections, roundSeconds));
+    } else {
+      limitRuns.push(await load(reference.url, c.specs, connections, roundSeconds));
+      dukaRuns.push(await loadDuka(roundSeconds));
+    }
+  }
+  const after = await scrapeQueries(duka.url);
+  const dukaSummary = summarise(mergeRuns(dukaRuns));
+  const limitSummary = summarise(mergeRuns(limitRuns));
+  const sqlPerRequest =
+    before !== null && after !== null && dukaSummary.requests > 0 ? (after - before) / dukaSummary.requests : null;
+  return {
+    key: c.key,
+    label: c.label,
+    kind: c.kind,
+    duka: dukaSummary,
+    limit: limitSummary,
+    ratio: dukaSummary.reqPerSec / limitSummary.reqPerSec,
+    sqlPerRequest,
+    peakRssMiB: duka.child.pid ? peakRssMiB(duka.child.pid) : null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// One database, end to end
+
+interface FrontendModule {
+  measureFrontend(opts: { baseUrl: string; productId: string; chromePath?: string }): Promise<unknown>;
+}
+
+async function loadFrontendModule(): Promise<FrontendModule | null> {
+  const file = path.join(here, 'frontend.ts');
+  if (!fs.existsSync(file)) return null;
+  return (await import(pathToFileURL(file).href)) as FrontendModule;
+}
+
+async function benchDatabase(
+  kind: 'pglite' | 'postgres',
+  outDir: string,
+  frontend: { wanted: boolean; result: unknown },
+): Promise<DatabaseRun> {
+  const work = await fsp.mkdtemp(path.join(os.tmpdir(), `duka-bench-${kind}-`));
+  const dataDir = path.join(work, 'data');
+  let pgDatabase: { url: string; drop: () => Promise<void> } | undefined;
+  const servers: Server[] = [];
+  try {
+    if (kind === 'postgres') pgDatabase = await createPostgresDatabase(databaseUrl ?? '');
+    const openBench = () =>
+      openDatabase(kind === 'postgres' ? { url: pgDatabase?.url, poolSize: 4 } : { pgliteDir: path.join(dataDir, 'pglite') });
+
+    log(`${kind}: preparing the database`);
+    let database = await openBench();
+    let prepared: Prepared;
+    try {
+      prepared = await prepareDatabase(database);
+    } finally {
+      // PGlite is single-process: the server can open the directory only once the bench lets go.
+      await database.close();
+    }
+
+    // The server finds its PGlite database at DATA_DIR/pglite (src/server/shop.ts).
+    const env: Record<string, string> = { DATA_DIR: dataDir, ...(pgDatabase && { DATABASE_URL: pgDatabase.url }) };
+    const logFile = path.join(outDir, `server-${kind}.log`);
+    await fsp.rm(logFile, { force: true });
+    log(`${kind}: starting the server (log: ${path.relative(root, logFile)})`);
+    const duka = await startDuka(env, logFile);
+    servers.push(duka);
+
+    const sessions = await signInShoppers(duka.url, prepared.shopperEmails);
+    const cases = buildCases(prepared, sessions);
+    const captures = await capture(duka.url, cases);
+    const capturesFile = path.join(work, 'captures.json');
+    await fsp.writeFile(capturesFile, JSON.stringify(captures));
+    const reference = await startReference(capturesFile);
+    servers.push(reference);
+
+    const only = args.only?.split(',').map((k) => k.trim());
+    const results: CaseResult[] = [];
+    for (const c of cases.filter((c) => !only || only.includes(c.key))) {
+      log(`${kind}: ${c.label}`);
+      const result = await runCase(c, duka, reference);
+      results.push(result);
+      log(
+        `  Duka ${result.duka.reqPerSec.toFixed(0)} req/s p50 ${result.duka.p50.toFixed(1)} p99 ${result.duka.p99.toFixed(1)} ms | limit ${result.limit.reqPerSec.toFixed(0)} req/s | ÷ ${result.ratio.toFixed(2)}`,
+      );
+    }
+
+    if (frontend.wanted) {
+      frontend.wanted = false;
+      const module = await loadFrontendModule();
+      if (!module) {
+        log('front end: tools/bench/frontend.ts is not there yet; skipping gzip sizes and Lighthouse');
+      } else {
+        log('front end: gzip sizes and Lighthouse…');
+        try {
+          frontend.result = await module.measureFrontend({ baseUrl: duka.url, productId: prepared.detailIds[0] ?? '' });
+        } catch (error) {
+          log(`front end failed: ${(error as Error).message}`);
+          frontend.result = { error: (error as Error).message };
+        }
+      }
+    }
+
+    const peak = duka.child.pid ? peakRssMiB(duka.child.pid) : null;
+    for (const server of servers.splice(0)) await stopChild(server.child);
+
+    database = await openBench();
+    let stock: Awaited<ReturnType<typeof checkStock>>;
+    try {
+      stock = await checkStock(database, prepared);
+    } finally {
+      await database.close();
+    }
+    const orderCase = results.find((r) => r.kind === 'orders');
+    const failures: Record<string, number> = {};
+    for (const [code, n] of Object.entries(orderCase?.duka.statuses ?? {})) {
+      if (code === '201') continue;
+      failures[code === '400' ? '400 out of stock' : code] = n;
+    }
+    if (orderCase?.duka.errors) failures.errors = orderCase.duka.errors;
+    if (orderCase?.duka.timeouts) failures.timeouts = orderCase.duka.timeouts;
+    const orders: OrdersCheck | null = orderCase
+      ? {
+          ...stock,
+          ordersPerSec: (orderCase.duka.statuses['201'] ?? 0) / (orderCase.duka.requests / orderCase.duka.reqPerSec),
+          failures,
+        }
+      : null;
+
+    return {
+      database: kind,
+      serverVersion: prepared.serverVersion,
+      products: options.products,
+      seedSeconds: prepared.seedSeconds,
+      cases: results,
+      orders,
+      peakRssMiB: peak,
+      explain: prepared.explain,
+    };
+  } finally {
+    for (const server of servers) await stopChild(server.child);
+    await pgDatabase?.drop().catch((error: Error) => log(`could not drop the bench database: ${error.message}`));
+    await fsp.rm(work, { recursive: true, force: true });
+  }
+}
+
+async function createPostgresDatabase(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `duka_bench_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: baseUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+async function postgresVersion(url: string): Promise<string | null> {
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+    const result = await client.query<{ server_version: string }>('SHOW server_version');
+    return result.rows[0]?.server_version ?? null;
+  } catch {
+    return null;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const outDir = path.resolve(root, args.out ?? 'bench-results');
+  await fsp.mkdir(outDir, { recursive: true });
+  ensureBuilt();
+  const info = machine();
+  if (databaseUrl) info.postgres = await postgresVersion(databaseUrl);
+  log(
+    `${info.cpu}, ${info.cores} cores, ${info.ramGiB.toFixed(1)} GiB, Node ${info.node}; ${options.products} products, ${options.connections} connections, ${options.duration} s per case per server; databases: ${databases.join(', ')}`,
+  );
+
+  const frontend = { wanted: !args['skip-frontend'], result: null as unknown };
+  const runs: DatabaseRun[] = [];
+  for (const kind of databases) runs.push(await benchDatabase(kind, outDir, frontend));
+
+  info.loadAverageEnd = os.loadavg()[0] ?? 0;
+  const results: BenchResults = {
+    machine: info,
+    options,
+    runs,
+    frontend: frontend.result,
+    totalSeconds: (performance.now() - started) / 1000,
+  };
+  const stamp = info.date.replace(/[:.]/g, '-');
+  const jsonFile = path.join(outDir, `bench-${stamp}.json`);
+  const mdFile = path.join(outDir, `bench-${stamp}.md`);
+  await fsp.writeFile(jsonFile, JSON.stringify(results, null, 2));
+  await fsp.writeFile(mdFile, markdown(results));
+  console.log(`\n${consoleSummary(results)}`);
+  log(
+    `results: ${path.relative(root, jsonFile)} and ${path.relative(root, mdFile)} (${results.totalSeconds.toFixed(0)} s in all)`,
+  );
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
