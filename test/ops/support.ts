@@ -72,6 +72,7 @@ export interface Shopper {
 
 export interface BuiltShop {
   shoppers: Shopper[];
+  /** Uploaded images: the path each is served at and the bytes the original shop served. */
   images: { path: string; content: Buffer }[];
   orders: number;
   paidByMpesa: number;
@@ -111,7 +112,10 @@ export async function buildShop(shop: OpsShop, size: ShopSize): Promise<BuiltSho
     form.set('image', new Blob([new Uint8Array(content)]), `photo-${i}.${format}`);
     const res = await admin.request<{ image: string }>('POST', '/api/uploads', { body: form });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    images.push({ path: res.body.image, content });
+    // What the shop serves, which need not be what was sent (the shop may re-encode an upload).
+    const served = await fetch(shop.url + res.body.image);
+    expect(served.status).toBe(200);
+    images.push({ path: res.body.image, content: Buffer.from(await served.arrayBuffer()) });
   }
 
   const products: Product[] = [];
