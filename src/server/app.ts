@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import cookie from '@fastify/cookie';
-import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppConfig } from './config.js';
@@ -17,6 +15,7 @@ import webApp from './plugins/web.js';
 import xsrf from './plugins/xsrf.js';
 import adminRoutes from './routes/admin.js';
 import healthRoutes from './routes/health.js';
+import imageRoutes from './routes/images.js';
 import orderRoutes from './routes/orders.js';
 import paymentRoutes, { type PaymentRoutesOptions } from './routes/payments.js';
 import productRoutes from './routes/products.js';
@@ -79,35 +78,15 @@ export async function buildApp({ config, database, notify, logger, payments }: A
   await app.register(rateLimiting, { db: database.db });
   await app.register(openapi);
 
-  await app.register(fastifyStatic, {
-    root: demoImagesDir,
-    prefix: '/images/',
-    decorateReply: false,
-    maxAge: '1d',
-  });
-  await app.register(async (uploads) => {
-    // Uploaded files have random names and never change: cache them for a year. They are only
-    // ever JPEG, PNG or WebP, and a sandbox policy keeps even a mislabelled one inert.
-    uploads.addHook('onSend', async (_request, reply) => {
-      reply.header('content-security-policy', "default-src 'none'; img-src 'self'; sandbox");
-    });
-    await uploads.register(fastifyStatic, {
-      root: path.join(config.dataDir, 'uploads'),
-      prefix: '/uploads/',
-      decorateReply: false,
-      immutable: true,
-      maxAge: '365d',
-    });
-  });
-
   const db = database.db;
+  await app.register(imageRoutes, { db, demoImagesDir });
   await app.register(healthRoutes, { database });
   await app.register(productRoutes, { db });
   await app.register(userRoutes, { db, config, notify });
   await app.register(orderRoutes, { db, notify });
   await app.register(adminRoutes, { db });
   await app.register(paymentRoutes, { ...payments, promptsPerUser: config.mpesa.promptsPerUser });
-  await app.register(uploadRoutes, { uploadsDir: path.join(config.dataDir, 'uploads') });
+  await app.register(uploadRoutes, { db });
   await app.register(webApp, { webDir: config.webDir, apiNotFound: sendNotFound });
 
   return app;

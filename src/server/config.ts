@@ -43,7 +43,7 @@ export interface AppConfig {
   nodeEnv: 'development' | 'production' | 'test';
   port: number;
   host: string;
-  /** Where the embedded database, uploads and the mail outbox live. */
+  /** Where the embedded database and the mail outbox live (uploads are in the database; an old uploads/ folder is imported at start-up). */
   dataDir: string;
   /** The built web app to serve (`vite build` output). */
   webDir: string;

@@ -1,4 +1,3 @@
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
@@ -6,6 +5,7 @@ import { buildApp } from './app.js';
 import type { AppConfig } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { seedShop } from './db/seed.js';
+import { importLegacyUploads } from './domain/images.js';
 import { outboxTransport, smtpTransport } from './mail/mailer.js';
 import { createNotifications } from './mail/notifications.js';
 import { MailWorker } from './mail/queue.js';
@@ -99,7 +99,9 @@ export async function startShop(config: AppConfig, options: { database?: Databas
       await database.migrate();
       await seedShop(database.db, config, log);
     });
-    await fs.mkdir(path.join(config.dataDir, 'uploads'), { recursive: true });
+    // Outside the start-up lock: converting many old files must not hold up other instances, and
+    // the import is safe to run concurrently.
+    await importLegacyUploads(database.db, path.join(config.dataDir, 'uploads'), log);
     const outbox = path.join(config.dataDir, 'outbox');
     const transport = config.smtpUrl ? smtpTransport(config.smtpUrl, config.mailFrom) : outboxTransport(outbox, config.mailFrom);
     if (!config.smtpUrl) log.info({ outbox }, 'no SMTP_URL: mail is written to the outbox folder, one .eml file per message');

@@ -49,7 +49,7 @@ describe('an admin manages the shop from the browser', () => {
       .png()
       .toBuffer();
     await page.getByLabel('Upload image').setInputFiles({ name: 'chapati-pan.png', mimeType: 'image/png', buffer: png });
-    await expect.poll(() => page.getByLabel('Image URL').inputValue()).toMatch(/^\/uploads\/[0-9a-f]{24}\.png$/);
+    await expect.poll(() => page.getByLabel('Image URL').inputValue()).toMatch(/^\/uploads\/[0-9a-f]{24}\.webp$/);
     const imageUrl = await page.getByLabel('Image URL').inputValue();
 
     await page.getByLabel('Name', { exact: true }).fill('Cast Iron Chapati Pan');

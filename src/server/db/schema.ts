@@ -8,6 +8,7 @@ import {
   jsonb,
   numeric,
   pgTable,
+  primaryKey,
   smallint,
   text,
   timestamp,
@@ -21,6 +22,11 @@ import {
  */
 
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+/** PGlite reads bytea as a Uint8Array, node-postgres as a Buffer: the shop always sees a Buffer. */
+const bytea = customType<{ data: Buffer; driverData: Uint8Array }>({
+  dataType: () => 'bytea',
+  fromDriver: (value) => (Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength)),
+});
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
@@ -268,3 +274,21 @@ export const shopMeta = pgTable('shop_meta', {
   value: jsonb('value').notNull(),
   updatedAt: updatedAt(),
 });
+
+/**
+ * Uploaded product images, in the database so every instance serves every upload. One row per
+ * encoded form: width 0 is the full image (at most 1600 px wide), the others are the widths of
+ * IMAGE_WIDTHS (src/shared/images.ts). Every row is WebP; rows never change once written.
+ */
+export const images = pgTable(
+  'images',
+  {
+    /** The address it is served at: /uploads/<name>. */
+    path: text('path').notNull(),
+    width: integer('width').notNull(),
+    contentType: text('content_type').notNull(),
+    content: bytea('content').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.path, t.width] }), check('images_width_not_negative', sql`${t.width} >= 0`)],
+);

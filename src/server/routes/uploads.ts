@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { MAX_UPLOAD_BYTES } from '../../shared/constants.js';
 import { errorBody } from '../../shared/schemas/common.js';
 import { uploadResponse } from '../../shared/schemas/products.js';
+import type { Db } from '../db/client.js';
 import { storeUploadedImage } from '../domain/images.js';
 import { AppError, badRequest } from '../errors.js';
 
@@ -10,7 +11,7 @@ import { AppError, badRequest } from '../errors.js';
 const MAX_REQUEST_BYTES = 2 * MAX_UPLOAD_BYTES;
 const TOO_LARGE = 'The image is too large: at most 5 MB';
 
-const uploadRoutes: FastifyPluginAsyncZod<{ uploadsDir: string }> = async (app, { uploadsDir }) => {
+const uploadRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
   // An oversized file is discarded as it streams in and answered once the request has been read,
   // so the browser gets the 413 rather than a connection reset in the middle of its upload.
   await app.register(multipart, {
@@ -27,7 +28,8 @@ const uploadRoutes: FastifyPluginAsyncZod<{ uploadsDir: string }> = async (app, 
     ],
     schema: {
       tags: ['uploads'],
-      summary: 'Upload a product image (admin): multipart field "image", JPEG, PNG or WebP, at most 5 MB',
+      summary:
+        'Upload a product image (admin): multipart field "image", JPEG, PNG or WebP, at most 5 MB and 40 megapixels; stored as WebP',
       consumes: ['multipart/form-data'],
       response: { 201: uploadResponse, 400: errorBody, 401: errorBody, 403: errorBody, 413: errorBody, 415: errorBody },
     },
@@ -38,7 +40,7 @@ const uploadRoutes: FastifyPluginAsyncZod<{ uploadsDir: string }> = async (app, 
       const content = await file.toBuffer();
       if (file.file.truncated) throw new AppError(413, TOO_LARGE, 'image');
       if (content.length === 0) throw badRequest('The uploaded file is empty', 'image');
-      const image = await storeUploadedImage(uploadsDir, content);
+      const image = await storeUploadedImage(db, content);
       return reply.status(201).send({ image, msg: 'Image uploaded' });
     },
   });
