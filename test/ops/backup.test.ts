@@ -60,7 +60,7 @@ describe('backups', () => {
     } finally {
       await shop?.close();
     }
-  }, 300_000);
+  }, 480_000);
 
   if (process.env.TEST_DATABASE_URL) {
     const base = process.env.TEST_DATABASE_URL;
@@ -94,6 +94,6 @@ describe('backups', () => {
       } finally {
         await shop?.close();
       }
-    }, 300_000);
+    }, 480_000);
   }
 });

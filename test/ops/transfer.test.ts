@@ -40,7 +40,7 @@ beforeAll(async () => {
   session = new Map(built.shoppers[1]?.client.cookies);
   exportFile = path.join(dataDir, '..', `${path.basename(dataDir)}-export.jsonl.gz`);
   cleanups.push(() => fs.rm(exportFile, { force: true }));
-}, 240_000);
+}, 480_000);
 
 afterAll(async () => {
   await shop?.close();

@@ -188,16 +188,25 @@ export async function exportShop(source: Target, file: string): Promise<Transfer
   }
 }
 
+function rowChars(row: unknown[]): number {
+  return row.reduce<number>((sum, value) => sum + (typeof value === 'string' ? value.length : 4), 0);
+}
+
 /** The table's rows in primary-key order, each as the text form of its stored columns. */
 async function* readTable(conn: RawConnection, table: TableInfo): AsyncGenerator<unknown[][]> {
   const select = table.columns.map((c) => `${quoteIdent(c.name)}::text`).join(', ');
   const order = table.primaryKey.length > 0 ? ` ORDER BY ${table.primaryKey.map(quoteIdent).join(', ')}` : '';
   await conn.query(`DECLARE duka_export NO SCROLL CURSOR FOR SELECT ${select} FROM ${table.sql}${order}`);
   try {
+    // Rows of images are far larger than rows of orders: the batch shrinks so that it stays
+    // around BATCH_CHARS whatever the table, starting small until a batch shows the row size.
+    let size = 20;
     for (;;) {
-      const batch = await conn.arrays(`FETCH FORWARD ${BATCH_ROWS} FROM duka_export`);
+      const batch = await conn.arrays(`FETCH FORWARD ${size} FROM duka_export`);
       if (batch.length > 0) yield batch;
-      if (batch.length < BATCH_ROWS) return;
+      if (batch.length < size) return;
+      const chars = batch.reduce<number>((sum, row) => sum + rowChars(row), 0);
+      size = Math.max(1, Math.min(BATCH_ROWS, Math.floor(BATCH_CHARS / Math.max(1, chars / batch.length))));
     }
   } finally {
     await conn.query('CLOSE duka_export');
@@ -350,7 +359,7 @@ async function loadExport(
           throw new OpsError(`${file} is damaged: a row of ${current.table.name} has ${line.length} values`);
         }
         batch.push(line);
-        batchChars += line.reduce<number>((sum, value) => sum + (typeof value === 'string' ? value.length : 4), 0);
+        batchChars += rowChars(line);
         if (batch.length >= BATCH_ROWS || batchChars >= BATCH_CHARS) await flush();
       } else if (isRecord(line) && typeof line.table === 'string') {
         current = { ...tableLoader(tables, line as unknown as TableLine), count: 0 };
