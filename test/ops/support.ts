@@ -1,0 +1,316 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { expect } from 'vitest';
+import { type AppConfig, loadConfig } from '../../src/server/config.js';
+import { connect, type Target } from '../../src/server/ops/connection.js';
+import { createLogger, type RunningShop, startShop } from '../../src/server/shop.js';
+import type { Order } from '../../src/shared/schemas/orders.js';
+import type { PaymentStatus } from '../../src/shared/schemas/payments.js';
+import type { Product } from '../../src/shared/schemas/products.js';
+import { mapLimit, seededRandom, sleep } from '../reliability/load-support.js';
+import { ApiClient } from '../support/client.js';
+import { createProduct, NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../support/shop.js';
+
+/**
+ * A shop on a database the test names — PGlite on disk under DATA_DIR, or a PostgreSQL URL — as
+ * `npm start` runs it (test/support/shop.ts keeps PGlite in memory, which cannot be exported).
+ */
+export interface OpsShop extends RunningShop {
+  config: AppConfig;
+  client(): ApiClient;
+  admin(): Promise<ApiClient>;
+}
+
+export async function tempDir(prefix = 'duka-ops-'): Promise<string> {
+  return fs.mkdtemp(path.join(os.tmpdir(), prefix));
+}
+
+export async function startShopOn(target: Target): Promise<OpsShop> {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: target.dataDir,
+    ADMIN_EMAIL,
+    ADMIN_PASSWORD,
+    SEED_DEMO: 'false',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    DATABASE_POOL_SIZE: '5',
+    RATE_LIMIT_LOGIN_MAX: '100000',
+    RATE_LIMIT_REGISTER_MAX: '100000',
+    RATE_LIMIT_FORGOT_PASSWORD_MAX: '100000',
+    RATE_LIMIT_STKPUSH_MAX: '100000',
+    MPESA_ENV: 'simulator',
+    MPESA_SIMULATOR_DELAY_MS: '50',
+    MPESA_RECONCILE_INTERVAL_MS: '3600000',
+    ...(target.databaseUrl && { DATABASE_URL: target.databaseUrl }),
+  });
+  const shop = await startShop(config, { logger: createLogger(config) });
+  const client = () => new ApiClient(shop.url);
+  return {
+    ...shop,
+    config,
+    client,
+    async admin() {
+      const c = client();
+      await c.signIn(ADMIN_EMAIL, ADMIN_PASSWORD);
+      return c;
+    },
+  };
+}
+
+export interface Shopper {
+  email: string;
+  password: string;
+  client: ApiClient;
+  orderIds: string[];
+}
+
+export interface BuiltShop {
+  shoppers: Shopper[];
+  /** Uploaded images: the path each is served at and the bytes the original shop served. */
+  images: { path: string; content: Buffer }[];
+  orders: number;
+  paidByMpesa: number;
+  delivered: number;
+  reviews: number;
+}
+
+export interface ShopSize {
+  shoppers: number;
+  ordersPerShopper: number;
+}
+
+/** A few distinct images, so a mixed-up file would show. */
+async function makeImage(format: 'png' | 'jpeg' | 'webp', seed: number): Promise<Buffer> {
+  const size = 48;
+  const pixels = Buffer.alloc(size * size * 3);
+  const random = seededRandom(seed);
+  for (let i = 0; i < pixels.length; i++) pixels[i] = random.int(0, 255);
+  return sharp(pixels, { raw: { width: size, height: size, channels: 3 } })
+    .toFormat(format)
+    .toBuffer();
+}
+
+/**
+ * Fills a shop through its API: products (some with uploaded images), shoppers, orders (some paid
+ * by M-Pesa through the simulator, some marked paid and delivered by the admin), reviews, and a
+ * password-reset request, so every table holds rows.
+ */
+export async function buildShop(shop: OpsShop, size: ShopSize): Promise<BuiltShop> {
+  const random = seededRandom(20_250_907);
+  const admin = await shop.admin();
+
+  const images: BuiltShop['images'] = [];
+  for (const [i, format] of (['png', 'jpeg', 'webp'] as const).entries()) {
+    const content = await makeImage(format, i + 1);
+    const form = new FormData();
+    form.set('image', new Blob([new Uint8Array(content)]), `photo-${i}.${format}`);
+    const res = await admin.request<{ image: string }>('POST', '/api/uploads', { body: form });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    // What the shop serves, which need not be what was sent (the shop may re-encode an upload).
+    const served = await fetch(shop.url + res.body.image);
+    expect(served.status).toBe(200);
+    images.push({ path: res.body.image, content: Buffer.from(await served.arrayBuffer()) });
+  }
+
+  const products: Product[] = [];
+  for (let i = 0; i < 12; i++) {
+    products.push(
+      await createProduct(admin, {
+        name: `Kikapu ${i} "special" — ${['sisal', 'kitenge', 'kiondo'][i % 3]}`,
+        // Prices with cents, so rounding anywhere would show.
+        price: 99.5 + i * 123.25,
+        countInStock: 100_000,
+        category: ['Baskets', 'Fabric', 'Bags'][i % 3],
+        description: `Handmade in Machakos; batch ${i}.\nLine two with emoji 🧺 and 'quotes'.`,
+        image: images[i % images.length]?.path ?? '/images/sample.jpg',
+      }),
+    );
+  }
+
+  const shoppers = await mapLimit(
+    Array.from({ length: size.shoppers }, (_, i) => i),
+    4,
+    async (i) => {
+      const client = shop.client();
+      const email = `shopper-${i}-${randomBytes(3).toString('hex')}@example.com`;
+      const password = `pass-word-${i}`;
+      await client.signUp(`Shopper ${i} Wanjiru`, email, password);
+      return { email, password, client, orderIds: [] as string[] };
+    },
+  );
+
+  const plan = shoppers.flatMap((shopper) => Array.from({ length: size.ordersPerShopper }, () => shopper));
+  const orders = await mapLimit(plan, 4, async (shopper) => {
+    const lines = Array.from({ length: random.int(1, 3) }, (_, k) => ({
+      _id: products[(random.int(0, products.length - 1) + k) % products.length]?._id ?? '',
+      qty: random.int(1, 3),
+    }));
+    const unique = [...new Map(lines.map((l) => [l._id, l])).values()];
+    const res = await placeOrder(shopper.client, unique, { ...NAIROBI_ADDRESS, postalCode: String(random.int(100, 99999)) });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    shopper.orderIds.push(res.body._id);
+    return { shopper, order: res.body as Order };
+  });
+
+  // One order of each shopper paid by M-Pesa, each from a number of her own (the simulator takes
+  // one prompt per phone at a time).
+  const mpesaPaid = shoppers.map((shopper) => ({ shopper, orderId: shopper.orderIds[0] ?? '' }));
+  await mapLimit(mpesaPaid, 6, async ({ shopper, orderId }, i) => {
+    const order = orders.find((o) => o.order._id === orderId)?.order;
+    const phone = `0712${String(100_000 + i).slice(-6)}`;
+    const res = await shopper.client.post('/api/orders/stkpush', {
+      orderId,
+      phoneNumber: phone,
+      Amount: Math.ceil(order?.totalPrice ?? 0),
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    // A plain loop: expect.poll belongs to tests, and this runs in beforeAll.
+    const deadline = Date.now() + 15_000;
+    while (!(await shopper.client.get<PaymentStatus>(`/api/orders/${orderId}/payment`)).body.isPaid) {
+      if (Date.now() > deadline) throw new Error(`order ${orderId} was not paid by M-Pesa within 15 s`);
+      await sleep(100);
+    }
+  });
+
+  // Every fifth order is paid by the admin, and most of those delivered.
+  const byMpesa = new Set(mpesaPaid.map((p) => p.orderId));
+  const adminPaid = orders.filter((o, i) => i % 5 === 1 && !byMpesa.has(o.order._id));
+  let delivered = 0;
+  await mapLimit(adminPaid, 4, async ({ order }, i) => {
+    expect((await admin.put(`/api/orders/${order._id}`)).status).toBe(200);
+    if (i % 4 !== 0) {
+      expect((await admin.put(`/api/orders/${order._id}/deliver`)).status).toBe(200);
+      delivered += 1;
+    }
+  });
+
+  let reviews = 0;
+  await mapLimit(shoppers, 4, async (shopper, i) => {
+    for (let k = 0; k < 3; k++) {
+      const product = products[(i + k * 5) % products.length];
+      const res = await shopper.client.post(`/api/products/${product?._id}/reviews`, {
+        rating: 1 + ((i + k) % 5),
+        comment: `Review ${i}/${k}: ${k === 0 ? 'Nzuri sana!' : 'Asante — arrived in Nakuru on time.'}`,
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      reviews += 1;
+    }
+  });
+
+  const forgot = await shop.client().post('/api/users/forgot-password', { email: shoppers[0]?.email });
+  expect(forgot.status).toBe(200);
+
+  return { shoppers, images, orders: orders.length, paidByMpesa: mpesaPaid.length, delivered, reviews };
+}
+
+/**
+ * Every row of every table of the shop, each table's rows in primary-key order, read as
+ * PostgreSQL's jsonb of the whole row (generated columns included, timestamps to the microsecond,
+ * numerics exact, bytea as hex). Independent of the export's own catalog code.
+ */
+export async function snapshot(target: Target): Promise<Record<string, unknown[]>> {
+  const conn = await connect(target);
+  try {
+    const tables = await conn.query<{ schema: string; name: string }>(
+      `SELECT table_schema AS schema, table_name AS name FROM information_schema.tables
+        WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema', 'drizzle')
+        ORDER BY 1, 2`,
+    );
+    const result: Record<string, unknown[]> = {};
+    for (const { schema, name } of tables) {
+      const keys = await conn.query<{ column: string }>(
+        `SELECT k.column_name AS column FROM information_schema.table_constraints c
+           JOIN information_schema.key_column_usage k ON k.constraint_name = c.constraint_name AND k.table_schema = c.table_schema
+          WHERE c.constraint_type = 'PRIMARY KEY' AND c.table_schema = $1 AND c.table_name = $2 ORDER BY k.ordinal_position`,
+        [schema, name],
+      );
+      const order = keys.length > 0 ? keys.map((k) => `t."${k.column}"`).join(', ') : 'to_jsonb(t)::text';
+      const rows = await conn.query<{ row: string }>(
+        `SELECT to_jsonb(t)::text AS row FROM "${schema}"."${name}" t ORDER BY ${order}`,
+      );
+      result[`${schema}.${name}`] = rows.map((r) => JSON.parse(r.row));
+    }
+    return result;
+  } finally {
+    await conn.close();
+  }
+}
+
+/** The rows of each table, for messages. */
+export function counts(tables: Record<string, unknown[]>): Record<string, number> {
+  return Object.fromEntries(Object.entries(tables).map(([name, rows]) => [name, rows.length]));
+}
+
+type Row = Record<string, unknown>;
+
+function rowsOf(tables: Record<string, unknown[]>, name: string): Row[] {
+  const rows = tables[name];
+  if (!rows) throw new Error(`no table ${name} in the snapshot`);
+  return rows as Row[];
+}
+
+const sorted = (values: unknown[]) => values.map(String).sort();
+
+/**
+ * Looks for everything of the original shop through the API of a shop started on the restored or
+ * imported database: every order, user, product with its reviews, M-Pesa payment and image, and
+ * each shopper signing in with her own password to see her own orders.
+ */
+export async function verifyThroughApi(shop: OpsShop, built: BuiltShop, before: Record<string, unknown[]>): Promise<void> {
+  const admin = await shop.admin();
+
+  const orders = await admin.get<Order[]>('/api/orders');
+  expect(orders.status).toBe(200);
+  const orderRows = rowsOf(before, 'public.orders');
+  expect(sorted(orders.body.map((o) => o._id))).toEqual(sorted(orderRows.map((r) => r.id)));
+  expect(orders.body.filter((o) => o.isPaid).length).toBe(orderRows.filter((r) => r.is_paid).length);
+  expect(orders.body.filter((o) => o.isDelivered).length).toBe(built.delivered);
+
+  const users = await admin.get<{ _id: string }[]>('/api/users');
+  expect(sorted(users.body.map((u) => u._id))).toEqual(sorted(rowsOf(before, 'public.users').map((r) => r.id)));
+
+  let reviews = 0;
+  for (const product of rowsOf(before, 'public.products')) {
+    const res = await admin.get<{ name: string; price: number; numReviews: number; reviews: unknown[] }>(
+      `/api/products/${String(product.id)}`,
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.name).toBe(product.name);
+    expect(res.body.price).toBe(Number(product.price_cents) / 100);
+    expect(res.body.reviews.length).toBe(product.num_reviews);
+    reviews += res.body.reviews.length;
+  }
+  expect(reviews).toBe(built.reviews);
+
+  const receipts = new Map(
+    rowsOf(before, 'public.payment_attempts')
+      .filter((r) => r.status === 'paid')
+      .map((r) => [String(r.order_id), r.mpesa_receipt]),
+  );
+  expect(receipts.size).toBe(built.paidByMpesa);
+  for (const [orderId, receipt] of receipts) {
+    const res = await admin.get<PaymentStatus>(`/api/orders/${orderId}/payment`);
+    expect(res.body.isPaid).toBe(true);
+    expect(res.body.receipt).toBe(receipt);
+    expect(res.body.lastAttempt?.status).toBe('paid');
+  }
+
+  await mapLimit(built.shoppers, 3, async (shopper) => {
+    const client = shop.client();
+    await client.signIn(shopper.email, shopper.password);
+    const mine = await client.get<Order[]>('/api/orders/myorders');
+    expect(sorted(mine.body.map((o) => o._id))).toEqual(sorted(shopper.orderIds));
+  });
+
+  for (const image of built.images) {
+    const res = await fetch(shop.url + image.path);
+    expect(res.status, image.path).toBe(200);
+    expect(Buffer.from(await res.arrayBuffer()).equals(image.content), image.path).toBe(true);
+  }
+}

@@ -1,0 +1,172 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Target } from '../../src/server/ops/connection.js';
+import { OpsError } from '../../src/server/ops/errors.js';
+import { exportShop, importShop } from '../../src/server/ops/transfer.js';
+import { projectRoot } from '../../src/server/paths.js';
+import { ApiClient } from '../support/client.js';
+import { freshPostgresUrl } from '../support/shop.js';
+import { type BuiltShop, buildShop, counts, type OpsShop, snapshot, startShopOn, tempDir, verifyThroughApi } from './support.js';
+
+/**
+ * Moving a shop off the embedded PGlite: db:export of a shop with hundreds of orders, M-Pesa
+ * payments, reviews and uploaded images, db:import into an empty database, then every table
+ * compared field by field and a shop started on the copy. PGlite → PostgreSQL is the main path.
+ */
+
+const run = promisify(execFile);
+const SIZE = { shoppers: 30, ordersPerShopper: 10 };
+
+let source: Target;
+let shop: OpsShop | undefined;
+let built: BuiltShop;
+let before: Record<string, unknown[]>;
+let exportFile: string;
+/** A shopper's cookies from before the move: her session must still hold afterwards. */
+let session: Map<string, string>;
+const cleanups: (() => Promise<void>)[] = [];
+const LEGACY_FILE = '0123456789abcdef01234567.jpg';
+const LEGACY_CONTENT = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 1, 2, 3, 0xff, 0xd9]);
+
+beforeAll(async () => {
+  const dataDir = await tempDir();
+  cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }));
+  source = { databaseUrl: undefined, dataDir };
+  shop = await startShopOn(source);
+  built = await buildShop(shop, SIZE);
+  session = new Map(built.shoppers[1]?.client.cookies);
+  exportFile = path.join(dataDir, '..', `${path.basename(dataDir)}-export.jsonl.gz`);
+  cleanups.push(() => fs.rm(exportFile, { force: true }));
+}, 480_000);
+
+afterAll(async () => {
+  await shop?.close();
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+async function emptyTarget(kind: 'pglite' | 'postgres'): Promise<Target> {
+  const dataDir = await tempDir();
+  cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }));
+  if (kind === 'pglite') return { databaseUrl: undefined, dataDir };
+  const base = process.env.TEST_DATABASE_URL;
+  if (!base) throw new Error('TEST_DATABASE_URL is not set');
+  const postgres = await freshPostgresUrl(base);
+  cleanups.push(postgres.drop);
+  return { databaseUrl: postgres.url, dataDir };
+}
+
+/** Imports the export into an empty target and checks the copy, table by table and through the API. */
+async function importAndCheck(kind: 'pglite' | 'postgres') {
+  const target = await emptyTarget(kind);
+  const started = Date.now();
+  const summary = await importShop(target, exportFile);
+  const seconds = (Date.now() - started) / 1000;
+  console.info(`import into ${kind}: ${Object.values(summary.rows).reduce((a, b) => a + b)} rows in ${seconds.toFixed(1)} s`);
+
+  const after = await snapshot(target);
+  expect(counts(after)).toEqual(counts(before));
+  for (const table of Object.keys(before)) expect(after[table], table).toEqual(before[table]);
+  expect(await fs.readFile(path.join(target.dataDir, 'uploads', LEGACY_FILE))).toEqual(LEGACY_CONTENT);
+
+  const copy = await startShopOn(target);
+  try {
+    await verifyThroughApi(copy, built, before);
+    // The session made before the move still signs her in.
+    const client = new ApiClient(copy.url);
+    for (const [name, value] of session) client.cookies.set(name, value);
+    const profile = await client.get<{ email: string }>('/api/users/profile');
+    expect(profile.status).toBe(200);
+    expect(profile.body.email).toBe(built.shoppers[1]?.email);
+  } finally {
+    await copy.close();
+  }
+  return target;
+}
+
+describe('db:export and db:import', () => {
+  it('will not export the embedded database while the shop runs on it', async () => {
+    await expect(exportShop(source, exportFile)).rejects.toThrow(/in use: stop the shop first/);
+    await expect(fs.access(exportFile)).rejects.toThrow();
+  });
+
+  it('exports every table, uploaded images included, of a stopped shop to one file', async () => {
+    await shop?.close();
+    shop = undefined;
+    before = await snapshot(source);
+    expect(before['public.orders']?.length).toBe(SIZE.shoppers * SIZE.ordersPerShopper);
+    expect(before['public.payment_attempts']?.length).toBe(SIZE.shoppers);
+    // The M-Pesa callback secret is among the rows that must move.
+    expect(before['public.shop_meta']?.some((r) => (r as { key: string }).key === 'mpesa_callback_secret')).toBe(true);
+
+    // A file an earlier version left in DATA_DIR/uploads (the shop imports such files at start).
+    await fs.mkdir(path.join(source.dataDir, 'uploads'), { recursive: true });
+    await fs.writeFile(path.join(source.dataDir, 'uploads', LEGACY_FILE), LEGACY_CONTENT);
+
+    const started = Date.now();
+    const summary = await exportShop(source, exportFile);
+    const rows = Object.values(summary.rows).reduce((a, b) => a + b);
+    console.info(`export: ${rows} rows, ${summary.files} files, ${summary.bytes} bytes in ${(Date.now() - started) / 1000} s`);
+    expect(summary.rows).toEqual(counts(before));
+    // Uploaded images are rows of the images table; files left in DATA_DIR/uploads by earlier
+    // versions of the shop travel in the file as well.
+    expect(summary.files).toBe(1);
+    const imageRows = (before['public.images'] ?? []) as { path: string }[];
+    for (const image of built.images)
+      expect(
+        imageRows.some((r) => r.path === image.path),
+        image.path,
+      ).toBe(true);
+    expect(summary.migration).toMatch(/^\d{4}_/);
+  });
+
+  if (process.env.TEST_DATABASE_URL) {
+    it('moves the shop from PGlite to PostgreSQL with nothing lost', async () => {
+      await importAndCheck('postgres');
+    }, 120_000);
+  }
+
+  it('copies the shop into another PGlite with nothing lost, then refuses to load it twice', async () => {
+    const target = await importAndCheck('pglite');
+    const loaded = await snapshot(target);
+    const again = importShop(target, exportFile);
+    await expect(again).rejects.toBeInstanceOf(OpsError);
+    await expect(importShop(target, exportFile)).rejects.toThrow(/already holds shop data: .*users \(\d+ rows\).*--replace/);
+    expect(await snapshot(target)).toEqual(loaded);
+  }, 120_000);
+
+  it('loads all or nothing: a file cut short leaves the target as it was', async () => {
+    const target = await emptyTarget(process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite');
+    const whole = await fs.readFile(exportFile);
+    const cut = `${exportFile}.cut`;
+    cleanups.push(() => fs.rm(cut, { force: true }));
+    // Past the tables, inside the images: every row was inserted before the failure.
+    await fs.writeFile(cut, whole.subarray(0, Math.floor(whole.length * 0.95)));
+    await expect(importShop(target, cut)).rejects.toThrow(/damaged or cut short/);
+    const after = await snapshot(target);
+    for (const [table, rows] of Object.entries(after)) expect(rows, table).toEqual([]);
+    await expect(fs.readdir(path.join(target.dataDir, 'uploads'))).rejects.toThrow();
+  });
+
+  it('runs as npm scripts: exit 2 and a plain message for a target with data, --replace to overwrite it', async () => {
+    const target = await emptyTarget('pglite');
+    await importShop(target, exportFile);
+    const env = { ...process.env, DATA_DIR: target.dataDir, DATABASE_URL: '' };
+    const cli = path.join(projectRoot, 'src/server/ops/cli.ts');
+    const tsx = path.join(projectRoot, 'node_modules/.bin/tsx');
+    const refused = await run(tsx, [cli, 'import', exportFile], { env, cwd: projectRoot }).then(
+      () => undefined,
+      (error: { code: number; stderr: string; stdout: string }) => error,
+    );
+    expect(refused?.code).toBe(2);
+    expect(refused?.stderr).toMatch(/^error: The target database already holds shop data/m);
+    expect(refused?.stderr).not.toMatch(/\n\s+at /);
+
+    const replaced = await run(tsx, [cli, 'import', exportFile, '--replace'], { env, cwd: projectRoot });
+    expect(replaced.stdout).toMatch(/imported \d+ rows in \d+ tables and \d+ files/);
+    const after = await snapshot(target);
+    for (const table of Object.keys(before)) expect(after[table], table).toEqual(before[table]);
+  }, 120_000);
+});
