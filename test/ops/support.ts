@@ -287,6 +287,9 @@ export async function verifyThroughApi(shop: OpsShop, built: BuiltShop, before: 
     reviews += res.body.reviews.length;
   }
   expect(reviews).toBe(built.reviews);
+  // The listing's count is derived (catalog_stats, kept by triggers), not copied: it must still be right.
+  const listing = await admin.get<{ count: number }>('/api/products');
+  expect(listing.body.count).toBe(rowsOf(before, 'public.products').length);
 
   const receipts = new Map(
     rowsOf(before, 'public.payment_attempts')

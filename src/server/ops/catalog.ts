@@ -45,6 +45,13 @@ export interface MigrationMark {
 const SKIPPED_SCHEMAS = `n.nspname NOT IN ('pg_catalog', 'information_schema', 'drizzle')
   AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp\\_%'`;
 
+/**
+ * Tables whose rows the database derives itself: catalog_stats is created by its migration and
+ * kept exact by triggers on products, so an import recounts it as the products go in. Copying
+ * it too would clash with the row the migration made.
+ */
+const DERIVED_TABLES = `(n.nspname, c.relname) NOT IN (('public', 'catalog_stats'))`;
+
 /** Not part of an extension (pg_trgm and friends own their objects). */
 const NOT_EXTENSION_MEMBER = `NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e')`;
 
@@ -54,6 +61,7 @@ export async function listTables(conn: RawConnection): Promise<TableInfo[]> {
     `SELECT c.oid::int8::text AS oid, n.nspname AS schema, c.relname AS name
        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND ${SKIPPED_SCHEMAS} AND ${NOT_EXTENSION_MEMBER}
+        AND ${DERIVED_TABLES}
       ORDER BY n.nspname, c.relname`,
   );
   const columns = await conn.query<{ oid: string; name: string; type: string; generated: boolean; identity: string }>(
