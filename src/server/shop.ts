@@ -3,7 +3,14 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { buildApp } from './app.js';
-import { CatalogCache, type CatalogVersion, localVersion, postgresVersion, redisVersion } from './cache/catalog-cache.js';
+import {
+  CatalogCache,
+  type CatalogVersion,
+  coalesced,
+  localVersion,
+  postgresVersion,
+  redisVersion,
+} from './cache/catalog-cache.js';
 import type { AppConfig } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { seedShop } from './db/seed.js';
@@ -89,7 +96,7 @@ export function createLogger(config: AppConfig, destination?: DestinationStream)
 /** Where the catalogue cache learns of changes made by any instance: see cache/catalog-cache.ts. */
 function catalogVersion(database: Database, redis: Redis | undefined, prefix: string): CatalogVersion {
   if (database.kind === 'pglite') return localVersion();
-  return redis ? redisVersion(redis, `${prefix}catalog-version`) : postgresVersion(database.db);
+  return coalesced(redis ? redisVersion(redis, `${prefix}catalog-version`) : postgresVersion(database.db));
 }
 
 /**

@@ -71,6 +71,37 @@ export function redisVersion(redis: Redis, key: string): CatalogVersion {
   };
 }
 
+/**
+ * Many requests at once need the version. Each may only use a read that started after it
+ * arrived (an earlier read could predate a write that answered before this request came), so a
+ * request never joins a read under way: it waits for the next one, shared by every request that
+ * arrived meanwhile. Under load that is one round trip to Redis or PostgreSQL per round trip's
+ * worth of requests, instead of one per request.
+ */
+export function coalesced(source: CatalogVersion): CatalogVersion {
+  let running: Promise<string> | undefined;
+  let next: Promise<string> | undefined;
+  const start = (): Promise<string> => {
+    const read: Promise<string> = source.current().finally(() => {
+      if (running === read) running = undefined;
+    });
+    running = read;
+    return read;
+  };
+  const settled = () => undefined;
+  return {
+    current() {
+      if (!running) return start();
+      next ??= running.then(settled, settled).then(() => {
+        next = undefined;
+        return start();
+      });
+      return next;
+    },
+    bump: () => source.bump(),
+  };
+}
+
 export interface CachedAnswer {
   /** The JSON text of the answer. */
   body: string;

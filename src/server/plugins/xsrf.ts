@@ -12,6 +12,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** false exempts a route from the XSRF check (the M-Pesa callback, which Safaricom calls). */
     xsrf?: boolean;
+    /**
+     * false: the route's answers never hand out the XSRF cookie. For public answers that shared
+     * caches may keep (the catalogue); the app's pages hand it out before any form is sent.
+     */
+    xsrfCookie?: boolean;
   }
 }
 
@@ -30,7 +35,7 @@ export default fp(
   async function xsrf(app: FastifyInstance, opts: { secureCookies: boolean }) {
     app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
       const cookie = request.cookies[XSRF_COOKIE];
-      if (!cookie) {
+      if (!cookie && request.routeOptions.config.xsrfCookie !== false) {
         reply.setCookie(XSRF_COOKIE, randomToken(), { path: '/', sameSite: 'lax', secure: opts.secureCookies, httpOnly: false });
       }
       // Decided by the route that will run as well as by the URL as sent: the router decodes the

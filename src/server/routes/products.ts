@@ -47,10 +47,14 @@ async function sendCached(
   await reply;
 }
 
+/** Public, cacheable answers: no cookie handed out with them (see plugins/xsrf.ts). */
+const PUBLIC_ANSWER = { xsrfCookie: false } as const;
+
 const productRoutes: FastifyPluginAsyncZod<{ db: Db; cache: CatalogCache }> = async (app, { db, cache }) => {
   await acceptFormBodies(app);
 
   app.get('/api/products', {
+    config: PUBLIC_ANSWER,
     schema: {
       tags,
       summary: 'A page of products, newest first, or the best matches for a keyword',
@@ -64,11 +68,13 @@ const productRoutes: FastifyPluginAsyncZod<{ db: Db; cache: CatalogCache }> = as
   });
 
   app.get('/api/products/top', {
+    config: PUBLIC_ANSWER,
     schema: { tags, summary: 'The three highest rated products', response: { 200: z.array(product) } },
     handler: (request, reply) => sendCached(cache, request, reply, async () => z.array(product).parse(await topProducts(db))),
   });
 
   app.get('/api/products/:id', {
+    config: PUBLIC_ANSWER,
     schema: { tags, summary: 'One product with its reviews', params: idParams, response: { 200: productDetail, ...errors } },
     handler: (request, reply) =>
       sendCached(cache, request, reply, async () => productDetail.parse(await getProductDetail(db, request.params.id))),
