@@ -21,6 +21,7 @@ import { toastErrors, toastSuccess } from '../../lib/toast';
 import { useGetProductsQuery } from '../catalog/api';
 import { useCreateProductMutation, useDeleteProductMutation } from './api';
 import { ActionsHeader, IdCell, RowActions } from './TableParts';
+import '../../styles/tables.scss';
 
 /** A page of the admin list, keeping the search in the query string so paging keeps it. */
 function adminProductsLink(page: number, keyword: string): string {

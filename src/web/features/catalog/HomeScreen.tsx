@@ -64,7 +64,7 @@ export default function HomeScreen() {
           <Row className="g-3 g-lg-4 mt-0">
             {data.products.map((product, index) => (
               <Col key={product._id} sm={12} md={6} lg={4} xl={3}>
-                <ProductCard product={product} eager={index < EAGER_CARDS} />
+                <ProductCard product={product} eager={index < EAGER_CARDS} priority={index === 0} />
               </Col>
             ))}
           </Row>

@@ -4,29 +4,37 @@ import { Link } from 'react-router';
 import type { Product } from '../../../shared/schemas/products';
 import { paths } from '../../app/paths';
 import Price from '../../components/Price';
+import { photoSources } from '../../components/photoSources';
 import Rating from '../../components/Rating';
 import './catalog.css';
 
 /** Product photos are stored square at this size; the attributes let the browser reserve the space. */
 export const PHOTO_SIZE = 640;
 
+/** The card's photo width: one card a row on a phone, then 2, 3 and 4 in Bootstrap's containers. */
+const CARD_PHOTO_SIZES =
+  '(min-width: 1400px) 306px, (min-width: 1200px) 261px, (min-width: 992px) 298px, (min-width: 768px) 336px, (min-width: 576px) 516px, calc(100vw - 24px)';
+
 export interface ProductCardProps {
   product: Product;
   /** Cards in the first screenful load their photo at once; the rest wait until scrolled near. */
   eager?: boolean;
+  /** The first card's photo is the largest thing a phone shows first (its LCP): fetch it before the rest. */
+  priority?: boolean;
 }
 
 /** One product in the listing grid. The name's link is stretched over the card, so any tap on it opens the product. */
-export default function ProductCard({ product, eager = false }: ProductCardProps) {
+export default function ProductCard({ product, eager = false, priority = false }: ProductCardProps) {
   const outOfStock = product.countInStock <= 0;
   return (
     <Card className="product-card h-100 position-relative">
       <img
-        src={product.image}
+        {...photoSources(product.image, CARD_PHOTO_SIZES)}
         alt={product.name}
         width={PHOTO_SIZE}
         height={PHOTO_SIZE}
-        loading={eager ? 'eager' : 'lazy'}
+        loading={eager || priority ? 'eager' : 'lazy'}
+        fetchPriority={priority ? 'high' : undefined}
         decoding="async"
         className="product-photo product-card-photo card-img-top"
       />

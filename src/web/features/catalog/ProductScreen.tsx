@@ -16,6 +16,7 @@ import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import Price from '../../components/Price';
+import { photoSources } from '../../components/photoSources';
 import Rating from '../../components/Rating';
 import { errorMessage } from '../../lib/errors';
 import { addToCart } from '../cart/cartSlice';
@@ -24,6 +25,12 @@ import { PHOTO_SIZE } from './ProductCard';
 import ReviewForm from './ReviewForm';
 import ReviewList from './ReviewList';
 import './catalog.css';
+
+/** The photo's column: the whole width on a phone, 5 of 12 columns from md up. */
+const DETAIL_PHOTO_SIZES =
+  '(min-width: 1400px) 526px, (min-width: 1200px) 451px, (min-width: 992px) 376px, (min-width: 768px) 276px, calc(100vw - 24px)';
+
+import '../../styles/list-group.scss';
 
 /** The quantities a shopper may pick: 1 to the stock count (spec §2), never more than one order line allows. */
 export function qtyChoices(countInStock: number): number[] {
@@ -91,7 +98,7 @@ function ProductDetails({ product }: { product: ProductDetail }) {
       <Row className="g-4">
         <Col md={5}>
           <img
-            src={product.image}
+            {...photoSources(product.image, DETAIL_PHOTO_SIZES)}
             alt={product.name}
             width={PHOTO_SIZE}
             height={PHOTO_SIZE}
