@@ -1,10 +1,11 @@
 import { lazy, Suspense, useSyncExternalStore } from 'react';
 import Container from 'react-bootstrap/Container';
-import { Outlet, ScrollRestoration } from 'react-router';
+import { Outlet } from 'react-router';
 import Loader from '../../components/Loader';
 import { toastsWanted } from '../../lib/toast';
 import Footer from './Footer';
 import Header from './Header';
+import ScrollRestoration from './ScrollRestoration';
 
 const Toasts = lazy(() => import('./Toasts'));
 
