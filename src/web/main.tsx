@@ -4,6 +4,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Provider } from 'react-redux';
 import { BrowserRouter } from 'react-router';
+import { INITIAL_DATA_ID, type InitialData } from '../shared/initialData';
 import { AppRoutes } from './app/router';
 import { makeStore } from './app/store';
 import { catalogApi } from './features/catalog/api';
@@ -13,10 +14,27 @@ if (!root) throw new Error('index.html has no #root');
 
 const store = makeStore();
 
-// Opened at a product's address: ask for the product now, while its screen's code downloads,
-// rather than after (the photo, the page's largest paint, waits for both).
+/** The API data the server put into the page for its first render, if any (src/server/plugins/web.ts). */
+function initialData(): InitialData {
+  try {
+    const text = document.getElementById(INITIAL_DATA_ID)?.textContent;
+    return text ? (JSON.parse(text) as InitialData) : {};
+  } catch {
+    return {};
+  }
+}
+
+const data = initialData();
+if (data.products) store.dispatch(catalogApi.util.upsertQueryData('getProducts', { pageNumber: 1, keyword: '' }, data.products));
+if (data.top) store.dispatch(catalogApi.util.upsertQueryData('getTopProducts', undefined, data.top));
+
 const productId = /^\/products\/([^/]+)\/?$/.exec(window.location.pathname)?.[1];
-if (productId) store.dispatch(catalogApi.util.prefetch('getProductDetails', decodeURIComponent(productId), {}));
+if (data.product && data.product._id === productId) {
+  store.dispatch(catalogApi.util.upsertQueryData('getProductDetails', productId, data.product));
+} else if (productId) {
+  // Ask for the product now, while its screen's code downloads, rather than after.
+  store.dispatch(catalogApi.util.prefetch('getProductDetails', decodeURIComponent(productId), {}));
+}
 
 createRoot(root).render(
   <StrictMode>

@@ -1,6 +1,7 @@
 import Badge from 'react-bootstrap/Badge';
 import Card from 'react-bootstrap/Card';
 import { Link } from 'react-router';
+import { CARD_PHOTO_SIZES } from '../../../shared/photoSizes';
 import type { Product } from '../../../shared/schemas/products';
 import { paths } from '../../app/paths';
 import Price from '../../components/Price';
@@ -10,10 +11,6 @@ import './catalog.css';
 
 /** Product photos are stored square at this size; the attributes let the browser reserve the space. */
 export const PHOTO_SIZE = 640;
-
-/** The card's photo width: one card a row on a phone, then 2, 3 and 4 in Bootstrap's containers. */
-const CARD_PHOTO_SIZES =
-  '(min-width: 1400px) 306px, (min-width: 1200px) 261px, (min-width: 992px) 298px, (min-width: 768px) 336px, (min-width: 576px) 516px, calc(100vw - 24px)';
 
 export interface ProductCardProps {
   product: Product;

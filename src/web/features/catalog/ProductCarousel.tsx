@@ -1,5 +1,6 @@
 import Carousel from 'react-bootstrap/Carousel';
 import { Link } from 'react-router';
+import { SLIDE_PHOTO_SIZES } from '../../../shared/photoSizes';
 import { paths } from '../../app/paths';
 import Price from '../../components/Price';
 import { photoSources } from '../../components/photoSources';
@@ -7,9 +8,6 @@ import Rating from '../../components/Rating';
 import { useGetTopProductsQuery } from './api';
 import { PHOTO_SIZE } from './ProductCard';
 import './catalog.css';
-
-/** The slide's photo: 8rem on a phone, 16rem from md up (catalog.css). */
-const SLIDE_PHOTO_SIZES = '(min-width: 768px) 256px, 128px';
 
 /**
  * The top-rated products, one slide each, linking to the product. A failure shows nothing

@@ -8,6 +8,7 @@ import ListGroup from 'react-bootstrap/ListGroup';
 import Row from 'react-bootstrap/Row';
 import { Link, useNavigate, useParams } from 'react-router';
 import { MAX_LINE_QTY } from '../../../shared/constants';
+import { DETAIL_PHOTO_SIZES } from '../../../shared/photoSizes';
 import type { ProductDetail } from '../../../shared/schemas/products';
 import { paths } from '../../app/paths';
 import { useAppDispatch } from '../../app/store';
@@ -25,10 +26,6 @@ import { PHOTO_SIZE } from './ProductCard';
 import ReviewForm from './ReviewForm';
 import ReviewList from './ReviewList';
 import './catalog.css';
-
-/** The photo's column: the whole width on a phone, 5 of 12 columns from md up. */
-const DETAIL_PHOTO_SIZES =
-  '(min-width: 1400px) 526px, (min-width: 1200px) 451px, (min-width: 992px) 376px, (min-width: 768px) 276px, calc(100vw - 24px)';
 
 import '../../styles/list-group.scss';
 
