@@ -33,7 +33,7 @@ function precompress(): Plugin {
       const files = fs.readdirSync(outDir, { recursive: true, encoding: 'utf8' });
       await Promise.all(
         files
-          .filter((file) => COMPRESSIBLE.test(file))
+          .filter((file) => COMPRESSIBLE.test(file) && !file.startsWith('.vite'))
           .map(async (file) => {
             const full = path.join(outDir, file);
             const body = fs.readFileSync(full);
@@ -71,6 +71,9 @@ export default defineConfig({
     outDir: '../../dist/web',
     emptyOutDir: true,
     sourcemap: true,
+    // Which files each screen needs: the server names them in a page's head so they download
+    // with the app's code, not after it (src/server/plugins/web.ts).
+    manifest: true,
   },
   server: {
     proxy: { '/api': server, '/images': server, '/uploads': server },

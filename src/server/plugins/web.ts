@@ -13,6 +13,37 @@ import type { Product, ProductDetail, ProductPage } from '../../shared/schemas/p
 const NOT_PAGES = /^\/(api|images|uploads|assets)(\/|$)/;
 const PRODUCT_PAGE = /^\/products\/([^/]+)\/?$/;
 
+/**
+ * The screens a visitor may open first, by address, as the build's manifest names their source
+ * (src/web/app/router.tsx loads each lazily). Their code and CSS are named in the page's head.
+ */
+const FIRST_SCREENS: [RegExp, string][] = [
+  [PRODUCT_PAGE, 'features/catalog/ProductScreen.tsx'],
+  [/^\/cart\/?$/, 'features/cart/CartScreen.tsx'],
+  [/^\/login\/?$/, 'features/account/LoginScreen.tsx'],
+  [/^\/register\/?$/, 'features/account/RegisterScreen.tsx'],
+  [/^\/forgot-password\/?$/, 'features/account/ForgotPasswordScreen.tsx'],
+  [/^\/reset-password\/[^/]+\/?$/, 'features/account/ResetPasswordScreen.tsx'],
+];
+
+/** Vite's build manifest (dist/web/.vite/manifest.json), as far as used here. */
+type Manifest = Record<string, { file: string; imports?: string[]; css?: string[] }>;
+
+/** The JS and CSS files a manifest entry loads, with everything it imports statically. */
+function filesOf(manifest: Manifest, key: string, seen = new Set<string>()): { js: Set<string>; css: Set<string> } {
+  const found = { js: new Set<string>(), css: new Set<string>() };
+  const visit = (k: string) => {
+    const chunk = manifest[k];
+    if (!chunk || seen.has(k)) return;
+    seen.add(k);
+    found.js.add(chunk.file);
+    for (const css of chunk.css ?? []) found.css.add(css);
+    for (const imported of chunk.imports ?? []) visit(imported);
+  };
+  visit(key);
+  return found;
+}
+
 const escapeAttr = (value: string) =>
   value.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 
@@ -46,6 +77,8 @@ export default fp(
         prefix: '/',
         wildcard: false,
         index: false,
+        // The build's manifest is for this server (screenFiles), not for browsers.
+        allowedPath: (pathname) => !pathname.startsWith('/.vite/'),
         // The build writes a .br and a .gz beside each text file (vite.config.ts): send the
         // smallest one the browser accepts, with no compression work per request.
         preCompressed: true,
@@ -70,6 +103,33 @@ export default fp(
       return page.html;
     }
 
+    // The manifest, read again only when a new build replaces it.
+    const manifestFile = path.join(opts.webDir, '.vite', 'manifest.json');
+    let manifest = { mtimeMs: -1, entries: {} as Manifest };
+    function readManifest(): Manifest {
+      const stat = fs.statSync(manifestFile, { throwIfNoEntry: false });
+      if (!stat) return {};
+      if (stat.mtimeMs !== manifest.mtimeMs) {
+        manifest = { mtimeMs: stat.mtimeMs, entries: JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as Manifest };
+      }
+      return manifest.entries;
+    }
+
+    /** Module preloads and stylesheets of the screen at this path, less what index.html loads already. */
+    function screenFiles(pathname: string): string {
+      const screen = FIRST_SCREENS.find(([pattern]) => pattern.test(pathname))?.[1];
+      if (!screen) return '';
+      const entries = readManifest();
+      const inIndex = filesOf(entries, 'index.html');
+      const { js, css } = filesOf(entries, screen);
+      return [
+        ...[...css].filter((f) => !inIndex.css.has(f)).map((f) => `<link rel="stylesheet" crossorigin href="/${escapeAttr(f)}">`),
+        ...[...js]
+          .filter((f) => !inIndex.js.has(f))
+          .map((f) => `<link rel="modulepreload" crossorigin href="/${escapeAttr(f)}">`),
+      ].join('');
+    }
+
     /** A public API answer, asked of this same server; undefined if it is not a 200. */
     async function apiGet<T>(url: string): Promise<T | undefined> {
       const res = await app.inject({ method: 'GET', url });
@@ -78,6 +138,10 @@ export default fp(
 
     /** The preloads and data for the page at this path (nothing for most pages). */
     async function headFor(pathname: string): Promise<string> {
+      return screenFiles(pathname) + (await dataFor(pathname));
+    }
+
+    async function dataFor(pathname: string): Promise<string> {
       if (pathname === '/') {
         const [products, top] = await Promise.all([apiGet<ProductPage>('/api/products'), apiGet<Product[]>('/api/products/top')]);
         const first = products?.products[0];

@@ -134,7 +134,11 @@ export default function ProductListScreen() {
       ) : !data || data.products.length === 0 ? (
         <Message>
           {keyword ? 'No products match this search.' : page > 1 ? 'There are no products on this page.' : 'No products yet.'}{' '}
-          {(keyword || page > 1) && <Link to={paths.admin.products()}>Back to the first page</Link>}
+          {(keyword || page > 1) && (
+            <Link to={paths.admin.products()} className="alert-link">
+              Back to the first page
+            </Link>
+          )}
         </Message>
       ) : (
         <div className={isFetching ? 'opacity-75' : undefined} aria-busy={isFetching}>

@@ -80,7 +80,10 @@ function EmptyListing({ keyword, beyondLastPage }: { keyword: string; beyondLast
   if (beyondLastPage) {
     return (
       <Message>
-        This page is empty. <Link to={keyword ? paths.search(keyword) : paths.home}>Go to the first page</Link>
+        This page is empty.{' '}
+        <Link to={keyword ? paths.search(keyword) : paths.home} className="alert-link">
+          Go to the first page
+        </Link>
       </Message>
     );
   }
@@ -89,7 +92,10 @@ function EmptyListing({ keyword, beyondLastPage }: { keyword: string; beyondLast
       <Message>
         <p className="fw-semibold mb-1">No products match “{keyword}”.</p>
         <p className="mb-0">
-          Check the spelling or try a shorter word, such as a brand or a category. <Link to={paths.home}>See all products</Link>
+          Check the spelling or try a shorter word, such as a brand or a category.{' '}
+          <Link to={paths.home} className="alert-link">
+            See all products
+          </Link>
         </p>
       </Message>
     );

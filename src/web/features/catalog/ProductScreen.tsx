@@ -60,7 +60,10 @@ export default function ProductScreen() {
             <Message variant="warning">
               <p className="fw-semibold mb-1">Product not found</p>
               <p className="mb-0">
-                This product does not exist or is no longer sold. <Link to={paths.home}>See all products</Link>
+                This product does not exist or is no longer sold.{' '}
+                <Link to={paths.home} className="alert-link">
+                  See all products
+                </Link>
               </p>
             </Message>
           </>

@@ -73,7 +73,11 @@ export default function ReviewForm({ productId }: { productId: string }) {
         </Form>
       ) : (
         <Message>
-          Please <Link to={paths.login(paths.product(productId))}>sign in</Link> to write a review
+          Please{' '}
+          <Link to={paths.login(paths.product(productId))} className="alert-link">
+            sign in
+          </Link>{' '}
+          to write a review
         </Message>
       )}
     </section>
