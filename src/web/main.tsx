@@ -5,7 +5,7 @@ import { createRoot } from 'react-dom/client';
 import { Provider } from 'react-redux';
 import { BrowserRouter } from 'react-router';
 import { INITIAL_DATA_ID, type InitialData } from '../shared/initialData';
-import { AppRoutes } from './app/router';
+import { AppRoutes, preloadScreen } from './app/router';
 import { makeStore } from './app/store';
 import { catalogApi } from './features/catalog/api';
 
@@ -36,12 +36,18 @@ if (data.product && data.product._id === productId) {
   store.dispatch(catalogApi.util.prefetch('getProductDetails', decodeURIComponent(productId), {}));
 }
 
-createRoot(root).render(
-  <StrictMode>
-    <Provider store={store}>
-      <BrowserRouter>
-        <AppRoutes />
-      </BrowserRouter>
-    </Provider>
-  </StrictMode>,
-);
+// The first screen's code (named in the page's head, so usually downloaded already) before the
+// first render: the page appears whole, with no spinner that then gives way to it.
+function render() {
+  if (!root) return;
+  createRoot(root).render(
+    <StrictMode>
+      <Provider store={store}>
+        <BrowserRouter>
+          <AppRoutes />
+        </BrowserRouter>
+      </Provider>
+    </StrictMode>,
+  );
+}
+preloadScreen(window.location.pathname).then(render, render);

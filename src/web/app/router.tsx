@@ -1,5 +1,5 @@
-import { lazy } from 'react';
-import { Route, Routes } from 'react-router';
+import { type ComponentType, lazy } from 'react';
+import { matchPath, Route, Routes } from 'react-router';
 import HomeScreen from '../features/catalog/HomeScreen';
 import { AdminRoute, PrivateRoute } from './guards';
 import Layout from './layout/Layout';
@@ -11,23 +11,49 @@ import Layout from './layout/Layout';
  * app loads its data with RTK Query, and react-router's data router would add about 17 KB (gzip)
  * to the first download for loaders and actions nothing uses.
  */
-const ProductScreen = lazy(() => import('../features/catalog/ProductScreen'));
-const CartScreen = lazy(() => import('../features/cart/CartScreen'));
-const LoginScreen = lazy(() => import('../features/account/LoginScreen'));
-const RegisterScreen = lazy(() => import('../features/account/RegisterScreen'));
-const ForgotPasswordScreen = lazy(() => import('../features/account/ForgotPasswordScreen'));
-const ResetPasswordScreen = lazy(() => import('../features/account/ResetPasswordScreen'));
-const ProfileScreen = lazy(() => import('../features/account/ProfileScreen'));
-const ShippingScreen = lazy(() => import('../features/checkout/ShippingScreen'));
-const PlaceOrderScreen = lazy(() => import('../features/checkout/PlaceOrderScreen'));
-const OrderScreen = lazy(() => import('../features/orders/OrderScreen'));
-const OrderListScreen = lazy(() => import('../features/admin/OrderListScreen'));
-const ProductListScreen = lazy(() => import('../features/admin/ProductListScreen'));
-const ProductEditScreen = lazy(() => import('../features/admin/ProductEditScreen'));
-const UserListScreen = lazy(() => import('../features/admin/UserListScreen'));
-const MailListScreen = lazy(() => import('../features/admin/MailListScreen'));
-const UserEditScreen = lazy(() => import('../features/admin/UserEditScreen'));
-const NotFoundScreen = lazy(() => import('../components/NotFoundScreen'));
+type Screen = ComponentType & { preload: () => Promise<void> };
+
+/**
+ * A screen loaded when first shown, like React.lazy, that can also be loaded ahead: once loaded it
+ * renders at once, without the layout's spinner (main.tsx loads the first screen before the
+ * first render, so a visitor never sees a spinner give way to the page).
+ */
+function lazyScreen(load: () => Promise<{ default: ComponentType }>): Screen {
+  let loaded: ComponentType | undefined;
+  const remember = async () => {
+    const module = await load();
+    loaded = module.default;
+    return module;
+  };
+  const Lazy = lazy(remember);
+  const Component = () => {
+    const Loaded = loaded;
+    return Loaded ? <Loaded /> : <Lazy />;
+  };
+  return Object.assign(Component, {
+    preload: async () => {
+      await remember();
+    },
+  });
+}
+
+const ProductScreen = lazyScreen(() => import('../features/catalog/ProductScreen'));
+const CartScreen = lazyScreen(() => import('../features/cart/CartScreen'));
+const LoginScreen = lazyScreen(() => import('../features/account/LoginScreen'));
+const RegisterScreen = lazyScreen(() => import('../features/account/RegisterScreen'));
+const ForgotPasswordScreen = lazyScreen(() => import('../features/account/ForgotPasswordScreen'));
+const ResetPasswordScreen = lazyScreen(() => import('../features/account/ResetPasswordScreen'));
+const ProfileScreen = lazyScreen(() => import('../features/account/ProfileScreen'));
+const ShippingScreen = lazyScreen(() => import('../features/checkout/ShippingScreen'));
+const PlaceOrderScreen = lazyScreen(() => import('../features/checkout/PlaceOrderScreen'));
+const OrderScreen = lazyScreen(() => import('../features/orders/OrderScreen'));
+const OrderListScreen = lazyScreen(() => import('../features/admin/OrderListScreen'));
+const ProductListScreen = lazyScreen(() => import('../features/admin/ProductListScreen'));
+const ProductEditScreen = lazyScreen(() => import('../features/admin/ProductEditScreen'));
+const UserListScreen = lazyScreen(() => import('../features/admin/UserListScreen'));
+const MailListScreen = lazyScreen(() => import('../features/admin/MailListScreen'));
+const UserEditScreen = lazyScreen(() => import('../features/admin/UserEditScreen'));
+const NotFoundScreen = lazyScreen(() => import('../components/NotFoundScreen'));
 
 export function AppRoutes() {
   return (
@@ -63,4 +89,33 @@ export function AppRoutes() {
       </Route>
     </Routes>
   );
+}
+
+/** The lazily loaded screen of each address, for loading the first one ahead. */
+const SCREENS: [string, Screen][] = [
+  ['/products/:id', ProductScreen],
+  ['/cart', CartScreen],
+  ['/login', LoginScreen],
+  ['/register', RegisterScreen],
+  ['/forgot-password', ForgotPasswordScreen],
+  ['/reset-password/:token', ResetPasswordScreen],
+  ['/profile', ProfileScreen],
+  ['/shipping', ShippingScreen],
+  ['/place-order', PlaceOrderScreen],
+  ['/order/:id', OrderScreen],
+  ['/admin/orderlist', OrderListScreen],
+  ['/admin/productlist', ProductListScreen],
+  ['/admin/productlist/page/:pageNumber', ProductListScreen],
+  ['/admin/product/:id/edit', ProductEditScreen],
+  ['/admin/userlist', UserListScreen],
+  ['/admin/mail', MailListScreen],
+  ['/admin/user/:id', UserEditScreen],
+];
+
+/** Loads the screen this address shows, if it is loaded lazily (the not-found screen for an unknown one). */
+export function preloadScreen(pathname: string): Promise<void> {
+  const screen = SCREENS.find(([path]) => matchPath(path, pathname))?.[1];
+  if (screen) return screen.preload();
+  const home = ['/', '/page/:pageNumber', '/search/:keyword', '/search/:keyword/page/:pageNumber'];
+  return home.some((path) => matchPath(path, pathname)) ? Promise.resolve() : NotFoundScreen.preload();
 }

@@ -19,7 +19,7 @@ export default function Layout() {
       </a>
       <Header />
       <main id="main" className="flex-grow-1 py-3">
-        <Container>
+        <Container className="screen">
           <Suspense fallback={<Loader />}>
             <Outlet />
           </Suspense>
