@@ -49,10 +49,10 @@ export default function Header() {
                 <NavLink to={paths.cart} className="nav-link d-flex align-items-center gap-1">
                   <CartIcon /> Cart
                   {count > 0 && (
-                    <span className="badge rounded-pill bg-success ms-1">
-                      {count}
-                      <span className="visually-hidden"> items in cart</span>
-                    </span>
+                    <>
+                      <span className="badge rounded-pill bg-success ms-1">{count}</span>
+                      <span className="visually-hidden">items in cart</span>
+                    </>
                   )}
                 </NavLink>
                 {user ? (
