@@ -13,5 +13,5 @@ export interface InitialData {
   product?: ProductDetail;
 }
 
-/** The id of the <script type="application/json"> that holds a page's InitialData. */
+/** The id of the <template> whose text is a page's InitialData as JSON. */
 export const INITIAL_DATA_ID = 'duka-initial-data';

@@ -17,7 +17,8 @@ const store = makeStore();
 /** The API data the server put into the page for its first render, if any (src/server/plugins/web.ts). */
 function initialData(): InitialData {
   try {
-    const text = document.getElementById(INITIAL_DATA_ID)?.textContent;
+    const element = document.getElementById(INITIAL_DATA_ID);
+    const text = element instanceof HTMLTemplateElement ? element.content.textContent : undefined;
     return text ? (JSON.parse(text) as InitialData) : {};
   } catch {
     return {};

@@ -54,9 +54,11 @@ function photoPreload(image: string, sizes: string, high: boolean): string {
   return `<link rel="preload" as="image" href="${escapeAttr(imageUrl(image, 640))}" imagesrcset="${escapeAttr(srcset)}" imagesizes="${escapeAttr(sizes)}"${high ? ' fetchpriority="high"' : ''}>`;
 }
 
-/** JSON in a data block that no HTML can end early: "<" never appears as such. */
-const dataBlock = (data: InitialData) =>
-  `<script type="application/json" id="${INITIAL_DATA_ID}">${JSON.stringify(data).replaceAll('<', '\\u003c')}</script>`;
+/**
+ * The data as the text of a <template>: inert, never a script, and HTML-escaped so that no
+ * product name can end the element early. The browser gives the JSON back as the text.
+ */
+const dataBlock = (data: InitialData) => `<template id="${INITIAL_DATA_ID}">${escapeAttr(JSON.stringify(data))}</template>`;
 
 /**
  * Serves the built React app (dist/web): hashed assets precompressed (brotli or gzip) and cached
