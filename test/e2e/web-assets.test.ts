@@ -4,13 +4,14 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webDistDir } from '../../src/server/paths.js';
+import { createProduct } from '../support/fixtures.js';
 import type { TestShop } from '../support/shop.js';
 import { startWebShop } from './support/browser.js';
 
 /**
  * How the built app is served (src/server/plugins/web.ts): hashed assets precompressed at build
- * time and cached for a year, the page itself never cached, and plain bytes for a client that
- * accepts no encoding.
+ * time and cached for a year, the page itself never cached, plain bytes for a client that
+ * accepts no encoding, and pages that name what their first render needs.
  */
 let shop: TestShop;
 
@@ -19,7 +20,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await shop?.close();
+  await shop?.stop();
 });
 
 /** The entry script and stylesheet named in the built index.html. */
@@ -94,5 +95,43 @@ describe('the built app on the wire', () => {
   it('answers 404 for a missing asset rather than the page', async () => {
     const res = await get('/assets/missing-0000.js', 'br, gzip');
     expect(res.status).toBe(404);
+  });
+
+  /** The JSON a page carries in its data template, decoded as a browser would. */
+  function pageData(html: string): Record<string, unknown> {
+    const text = /<template id="duka-initial-data">([^<]*)<\/template>/.exec(html)?.[1];
+    if (text === undefined) throw new Error('the page carries no data');
+    const decoded = text.replaceAll('&quot;', '"').replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
+    return JSON.parse(decoded) as Record<string, unknown>;
+  }
+
+  it('gives the home page its listing and top products, and preloads the first photo', async () => {
+    const html = (await get('/', 'identity')).body.toString('utf8');
+    const data = pageData(html) as { products: { products: { image: string }[] }; top: unknown[] };
+    const listing = await shop.client().get<{ products: { image: string }[] }>('/api/products');
+    expect(data.products).toEqual(listing.body);
+    expect(Array.isArray(data.top)).toBe(true);
+    const first = listing.body.products[0]?.image;
+    expect(html).toContain(`<link rel="preload" as="image" href="${first}?w=640" imagesrcset="${first}?w=320 320w`);
+  });
+
+  it("names a product page's screen code and data, and keeps a hostile product name inert", async () => {
+    const admin = await shop.admin();
+    const hostile = '</template><script>window.__xss=1</script><img src=x onerror=alert(1)>';
+    const product = await createProduct(admin, { name: hostile });
+    const html = (await get(`/products/${product._id}`, 'identity')).body.toString('utf8');
+    expect(html).not.toContain('<script>window.__xss');
+    expect(html).not.toContain('<img src=x');
+    expect((pageData(html) as { product: { name: string } }).product.name).toBe(hostile);
+    // The product screen's chunk is named in the head, so it downloads with the app's code.
+    expect(html).toMatch(/<link rel="modulepreload" crossorigin href="\/assets\/ProductScreen-[\w-]+\.js">/);
+    // An unknown product: the page still works, with nothing to carry.
+    const missing = (await get('/products/00000000-0000-4000-8000-000000000000', 'identity')).body.toString('utf8');
+    expect(missing).not.toContain('duka-initial-data');
+  });
+
+  it('keeps the build manifest to the server', async () => {
+    const res = await get('/.vite/manifest.json', 'identity');
+    expect(res.body.toString('utf8')).not.toContain('"isEntry"');
   });
 });
