@@ -1,20 +1,54 @@
-import 'bootstrap/dist/css/bootstrap.min.css';
-import 'react-toastify/dist/ReactToastify.css';
+import './styles/bootstrap.scss';
 import './styles.css';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Provider } from 'react-redux';
-import { RouterProvider } from 'react-router';
-import { router } from './app/router';
+import { BrowserRouter } from 'react-router';
+import { INITIAL_DATA_ID, type InitialData } from '../shared/initialData';
+import { AppRoutes, preloadScreen } from './app/router';
 import { makeStore } from './app/store';
+import { catalogApi } from './features/catalog/api';
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root');
 
-createRoot(root).render(
-  <StrictMode>
-    <Provider store={makeStore()}>
-      <RouterProvider router={router} />
-    </Provider>
-  </StrictMode>,
-);
+const store = makeStore();
+
+/** The API data the server put into the page for its first render, if any (src/server/plugins/web.ts). */
+function initialData(): InitialData {
+  try {
+    const element = document.getElementById(INITIAL_DATA_ID);
+    const text = element instanceof HTMLTemplateElement ? element.content.textContent : undefined;
+    return text ? (JSON.parse(text) as InitialData) : {};
+  } catch {
+    return {};
+  }
+}
+
+const data = initialData();
+if (data.products) store.dispatch(catalogApi.util.upsertQueryData('getProducts', { pageNumber: 1, keyword: '' }, data.products));
+if (data.top) store.dispatch(catalogApi.util.upsertQueryData('getTopProducts', undefined, data.top));
+
+const productId = /^\/products\/([^/]+)\/?$/.exec(window.location.pathname)?.[1];
+if (data.product && data.product._id === productId) {
+  store.dispatch(catalogApi.util.upsertQueryData('getProductDetails', productId, data.product));
+} else if (productId) {
+  // Ask for the product now, while its screen's code downloads, rather than after.
+  store.dispatch(catalogApi.util.prefetch('getProductDetails', decodeURIComponent(productId), {}));
+}
+
+// The first screen's code (named in the page's head, so usually downloaded already) before the
+// first render: the page appears whole, with no spinner that then gives way to it.
+function render() {
+  if (!root) return;
+  createRoot(root).render(
+    <StrictMode>
+      <Provider store={store}>
+        <BrowserRouter>
+          <AppRoutes />
+        </BrowserRouter>
+      </Provider>
+    </StrictMode>,
+  );
+}
+preloadScreen(window.location.pathname).then(render, render);

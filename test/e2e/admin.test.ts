@@ -67,11 +67,14 @@ describe('an admin manages the shop from the browser', () => {
     await expect.poll(() => page.getByRole('heading', { name: 'Cast Iron Chapati Pan' }).isVisible()).toBe(true);
     await expect.poll(() => page.getByText(formatKsh(1850.5)).first().isVisible()).toBe(true);
     expect(await page.getByLabel('Qty').locator('option').count()).toBe(7);
-    const imageLoaded = await page
-      .locator(`img[src="${imageUrl}"]`)
-      .first()
-      .evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth === 480);
-    expect(imageLoaded).toBe(true);
+    // The photo comes in the width the page needs (?w=, src/shared/images.ts) of the uploaded
+    // file; a srcset photo's naturalWidth is scaled by the chosen density, so the file is measured.
+    const photo = page.locator(`img[src^="${imageUrl}?"]`).first();
+    await expect.poll(() => photo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    const chosen = await photo.evaluate((img: HTMLImageElement) => img.currentSrc);
+    expect(chosen).toContain(`${imageUrl}?w=`);
+    const served = await page.request.get(chosen);
+    expect((await sharp(await served.body()).metadata()).width).toBe(480);
 
     // Edit price and stock again; the product page follows.
     await page.goto(`/admin/product/${productId}/edit`);

@@ -1,16 +1,70 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { imageSrcSet, imageUrl, isShopImage } from '../../shared/images.js';
+import { INITIAL_DATA_ID, type InitialData } from '../../shared/initialData.js';
+import { CARD_PHOTO_SIZES, DETAIL_PHOTO_SIZES, SLIDE_PHOTO_SIZES } from '../../shared/photoSizes.js';
+import type { Product, ProductDetail, ProductPage } from '../../shared/schemas/products.js';
 
 /** Paths that are never pages of the app: a miss there is a real 404, not the app's index. */
 const NOT_PAGES = /^\/(api|images|uploads|assets)(\/|$)/;
+const PRODUCT_PAGE = /^\/products\/([^/]+)\/?$/;
 
 /**
- * Serves the built React app (dist/web): hashed assets cached for a year, index.html never
- * cached, and every other GET that is not an API or file path answered with index.html so the
- * app's router shows the screen (or its own 404 screen).
+ * The screens a visitor may open first, by address, as the build's manifest names their source
+ * (src/web/app/router.tsx loads each lazily). Their code and CSS are named in the page's head.
+ */
+const FIRST_SCREENS: [RegExp, string][] = [
+  [PRODUCT_PAGE, 'features/catalog/ProductScreen.tsx'],
+  [/^\/cart\/?$/, 'features/cart/CartScreen.tsx'],
+  [/^\/login\/?$/, 'features/account/LoginScreen.tsx'],
+  [/^\/register\/?$/, 'features/account/RegisterScreen.tsx'],
+  [/^\/forgot-password\/?$/, 'features/account/ForgotPasswordScreen.tsx'],
+  [/^\/reset-password\/[^/]+\/?$/, 'features/account/ResetPasswordScreen.tsx'],
+];
+
+/** Vite's build manifest (dist/web/.vite/manifest.json), as far as used here. */
+type Manifest = Record<string, { file: string; imports?: string[]; css?: string[] }>;
+
+/** The JS and CSS files a manifest entry loads, with everything it imports statically. */
+function filesOf(manifest: Manifest, key: string, seen = new Set<string>()): { js: Set<string>; css: Set<string> } {
+  const found = { js: new Set<string>(), css: new Set<string>() };
+  const visit = (k: string) => {
+    const chunk = manifest[k];
+    if (!chunk || seen.has(k)) return;
+    seen.add(k);
+    found.js.add(chunk.file);
+    for (const css of chunk.css ?? []) found.css.add(css);
+    for (const imported of chunk.imports ?? []) visit(imported);
+  };
+  visit(key);
+  return found;
+}
+
+const escapeAttr = (value: string) =>
+  value.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+
+/** A preload of a photo the page shows, with the srcset and sizes of its <img> so the browser picks the same file. */
+function photoPreload(image: string, sizes: string, high: boolean): string {
+  if (!isShopImage(image)) return '';
+  const srcset = imageSrcSet(image) ?? '';
+  return `<link rel="preload" as="image" href="${escapeAttr(imageUrl(image, 640))}" imagesrcset="${escapeAttr(srcset)}" imagesizes="${escapeAttr(sizes)}"${high ? ' fetchpriority="high"' : ''}>`;
+}
+
+/**
+ * The data as the text of a <template>: inert, never a script, and HTML-escaped so that no
+ * product name can end the element early. The browser gives the JSON back as the text.
+ */
+const dataBlock = (data: InitialData) => `<template id="${INITIAL_DATA_ID}">${escapeAttr(JSON.stringify(data))}</template>`;
+
+/**
+ * Serves the built React app (dist/web): hashed assets precompressed (brotli or gzip) and cached
+ * for a year; every other GET that is not an API or file path gets the app's page, never cached,
+ * so the app's router shows the screen (or its own 404 screen). The home page and product pages
+ * come with their first API data and a preload of their main photo.
  */
 export default fp(
   async function webApp(
@@ -25,13 +79,108 @@ export default fp(
         prefix: '/',
         wildcard: false,
         index: false,
+        // The build's manifest is for this server (screenFiles), not for browsers.
+        allowedPath: (pathname) => !pathname.startsWith('/.vite/'),
+        // The build writes a .br and a .gz beside each text file (vite.config.ts): send the
+        // smallest one the browser accepts, with no compression work per request.
+        preCompressed: true,
+        // Our own cache-control below, not send's default "public, max-age=0" written over it.
+        cacheControl: false,
         setHeaders: (res, filePath) => {
           const hashed = filePath.includes(`${path.sep}assets${path.sep}`);
           res.setHeader('cache-control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
+          // The same address answers brotli, gzip or plain bytes depending on the request.
+          res.setHeader('vary', 'accept-encoding');
         },
       });
     } else {
       app.log.warn({ webDir: opts.webDir }, 'the web app is not built (npm run build); only the API is served');
+    }
+
+    // index.html, read again only when a new build replaces it.
+    let page = { mtimeMs: -1, html: '' };
+    function indexHtml(): string {
+      const { mtimeMs } = fs.statSync(indexFile);
+      if (mtimeMs !== page.mtimeMs) page = { mtimeMs, html: fs.readFileSync(indexFile, 'utf8') };
+      return page.html;
+    }
+
+    // The manifest, read again only when a new build replaces it.
+    const manifestFile = path.join(opts.webDir, '.vite', 'manifest.json');
+    let manifest = { mtimeMs: -1, entries: {} as Manifest };
+    function readManifest(): Manifest {
+      const stat = fs.statSync(manifestFile, { throwIfNoEntry: false });
+      if (!stat) return {};
+      if (stat.mtimeMs !== manifest.mtimeMs) {
+        manifest = { mtimeMs: stat.mtimeMs, entries: JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as Manifest };
+      }
+      return manifest.entries;
+    }
+
+    /** Module preloads and stylesheets of the screen at this path, less what index.html loads already. */
+    function screenFiles(pathname: string): string {
+      const screen = FIRST_SCREENS.find(([pattern]) => pattern.test(pathname))?.[1];
+      if (!screen) return '';
+      const entries = readManifest();
+      const inIndex = filesOf(entries, 'index.html');
+      const { js, css } = filesOf(entries, screen);
+      return [
+        ...[...css].filter((f) => !inIndex.css.has(f)).map((f) => `<link rel="stylesheet" crossorigin href="/${escapeAttr(f)}">`),
+        ...[...js]
+          .filter((f) => !inIndex.js.has(f))
+          .map((f) => `<link rel="modulepreload" crossorigin href="/${escapeAttr(f)}">`),
+      ].join('');
+    }
+
+    /** A public API answer, asked of this same server; undefined if it is not a 200. */
+    async function apiGet<T>(url: string): Promise<T | undefined> {
+      const res = await app.inject({ method: 'GET', url });
+      return res.statusCode === 200 ? (res.json() as T) : undefined;
+    }
+
+    /** The preloads and data for the page at this path (nothing for most pages). */
+    async function headFor(pathname: string): Promise<string> {
+      return screenFiles(pathname) + (await dataFor(pathname));
+    }
+
+    async function dataFor(pathname: string): Promise<string> {
+      if (pathname === '/') {
+        const [products, top] = await Promise.all([apiGet<ProductPage>('/api/products'), apiGet<Product[]>('/api/products/top')]);
+        const first = products?.products[0];
+        const slide = top?.[0];
+        return [
+          first ? photoPreload(first.image, CARD_PHOTO_SIZES, true) : '',
+          slide ? photoPreload(slide.image, SLIDE_PHOTO_SIZES, false) : '',
+          dataBlock({ products, top }),
+        ].join('');
+      }
+      const id = PRODUCT_PAGE.exec(pathname)?.[1];
+      if (id) {
+        const product = await apiGet<ProductDetail>(`/api/products/${id}`);
+        if (product) return photoPreload(product.image, DETAIL_PHOTO_SIZES, true) + dataBlock({ product });
+      }
+      return '';
+    }
+
+    async function sendPage(request: FastifyRequest, reply: FastifyReply, pathname: string) {
+      let head = '';
+      try {
+        head = await headFor(pathname);
+      } catch (error) {
+        // The page works without its hints: the app asks the API itself.
+        request.log.warn({ err: error }, 'could not prepare the page data');
+      }
+      const html = head ? indexHtml().replace('</head>', `${head}</head>`) : indexHtml();
+      reply.header('cache-control', 'no-cache').header('vary', 'accept-encoding').type('text/html; charset=utf-8');
+      // Made per request, so compressed per request, quickly: a few KB of HTML and JSON.
+      const accepts = String(request.headers['accept-encoding'] ?? '');
+      if (/\bbr\b/.test(accepts)) {
+        return reply
+          .header('content-encoding', 'br')
+          .send(zlib.brotliCompressSync(html, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } }));
+      }
+      if (/\bgzip\b/.test(accepts)) return reply.header('content-encoding', 'gzip').send(zlib.gzipSync(html));
+      return reply.send(html);
     }
 
     app.setNotFoundHandler((request, reply) => {
@@ -39,7 +188,7 @@ export default fp(
       if (!built || (request.method !== 'GET' && request.method !== 'HEAD') || NOT_PAGES.test(pathname)) {
         return opts.apiNotFound(request, reply);
       }
-      return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').sendFile('index.html', opts.webDir);
+      return sendPage(request, reply, pathname);
     });
   },
   { name: 'web-app' },

@@ -1,5 +1,6 @@
 import Button from 'react-bootstrap/Button';
 import Modal from 'react-bootstrap/Modal';
+import '../styles/modal.scss';
 
 export interface ConfirmDialogProps {
   show: boolean;

@@ -1,11 +1,41 @@
-import { toast } from 'react-toastify';
 import { errorMessages } from './errors';
+
+/**
+ * Toasts (spec §9) without react-toastify in the first download: the first toast loads it and
+ * mounts its container (app/layout/Toasts.tsx). A toast asked for before the container is up
+ * waits in react-toastify's own queue and shows when it mounts.
+ */
+type Kind = 'error' | 'success';
+
+let wanted = false;
+const listeners = new Set<() => void>();
+
+function show(kind: Kind, msg: string): void {
+  if (!wanted) {
+    wanted = true;
+    for (const listener of listeners) listener();
+  }
+  void import('react-toastify').then(({ toast }) => toast[kind](msg));
+}
+
+/** For the layout: whether to mount the toast container yet (useSyncExternalStore's two halves). */
+export const toastsWanted = {
+  subscribe(listener: () => void): () => void {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  },
+  get: (): boolean => wanted,
+};
+
+export function toastError(msg: string): void {
+  show('error', msg);
+}
 
 /** Shows each error msg of a failed call as an error toast (spec §8). */
 export function toastErrors(error: unknown): void {
-  for (const msg of errorMessages(error)) toast.error(msg);
+  for (const msg of errorMessages(error)) toastError(msg);
 }
 
 export function toastSuccess(msg: string): void {
-  toast.success(msg);
+  show('success', msg);
 }

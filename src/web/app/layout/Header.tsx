@@ -1,97 +1,81 @@
-import Badge from 'react-bootstrap/Badge';
-import Container from 'react-bootstrap/Container';
-import Nav from 'react-bootstrap/Nav';
-import Navbar from 'react-bootstrap/Navbar';
-import NavDropdown from 'react-bootstrap/NavDropdown';
-import { Link, NavLink, useNavigate } from 'react-router';
+import { lazy, Suspense, useEffect, useState } from 'react';
+import Collapse from 'react-bootstrap/Collapse';
+import { Link, NavLink, useLocation } from 'react-router';
 import { SHOP_NAME } from '../../../shared/constants';
 import { CartIcon, UserIcon } from '../../components/icons';
-import { useLogoutMutation } from '../../features/account/api';
-import { signedOut } from '../../features/account/authSlice';
-import { cartCount, resetCart } from '../../features/cart/cartSlice';
-import { toastErrors } from '../../lib/toast';
-import { api } from '../api';
+import { cartCount } from '../../features/cart/cartSlice';
 import { paths } from '../paths';
-import { useAppDispatch, useAppSelector } from '../store';
+import { useAppSelector } from '../store';
 import SearchBox from './SearchBox';
 
+// The signed-in user's menu needs Bootstrap's dropdown (and Popper): a visitor never downloads it.
+const UserMenu = lazy(() => import('./UserMenu'));
+
+/**
+ * Bootstrap's navbar written as markup (react-bootstrap's Navbar brings its offcanvas and modal
+ * code into the first download). On a phone the links fold under the Menu button and fold again
+ * after a link is followed.
+ */
 export default function Header() {
   const user = useAppSelector((s) => s.auth.user);
   const count = useAppSelector((s) => cartCount(s.cart));
-  const dispatch = useAppDispatch();
-  const navigate = useNavigate();
-  const [logout] = useLogoutMutation();
-
-  /** Log Out ends the session, clears the cart and shipping data and the user, then goes to /login (spec §2). */
-  async function logOut() {
-    try {
-      await logout().unwrap();
-    } catch (error) {
-      // Even if the server cannot be reached, this browser forgets the shopper.
-      toastErrors(error);
-    }
-    dispatch(signedOut());
-    dispatch(resetCart());
-    dispatch(api.util.resetApiState());
-    navigate(paths.login());
-  }
+  const [expanded, setExpanded] = useState(false);
+  const { pathname, search } = useLocation();
+  // A new page (a link, a search, Log Out) closes the phone's menu.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the address is the trigger, not a value used
+  useEffect(() => setExpanded(false), [pathname, search]);
 
   return (
     <header>
-      <Navbar bg="dark" variant="dark" expand="lg" collapseOnSelect className="py-2">
-        <Container>
-          <Navbar.Brand as={Link} to={paths.home} className="fw-bold brand">
+      <nav className="navbar navbar-expand-lg navbar-dark bg-dark py-2">
+        <div className="container">
+          <Link to={paths.home} className="navbar-brand fw-bold brand">
             {SHOP_NAME}
-          </Navbar.Brand>
-          <Navbar.Toggle aria-controls="main-nav" aria-label="Menu" />
-          <Navbar.Collapse id="main-nav">
-            <SearchBox />
-            <Nav className="ms-auto align-items-lg-center">
-              <Nav.Link as={NavLink} to={paths.cart} className="d-flex align-items-center gap-1">
-                <CartIcon /> Cart
-                {count > 0 && (
-                  <Badge pill bg="success" className="ms-1" aria-label={`${count} items in cart`}>
-                    {count}
-                  </Badge>
-                )}
-              </Nav.Link>
-              {user ? (
-                <NavDropdown title={user.name} id="user-menu" align="end">
-                  <NavDropdown.Item as={Link} to={paths.profile}>
-                    Profile
-                  </NavDropdown.Item>
-                  {user.isAdmin && (
+          </Link>
+          <button
+            type="button"
+            className={`navbar-toggler${expanded ? '' : ' collapsed'}`}
+            aria-controls="main-nav"
+            aria-expanded={expanded}
+            aria-label="Menu"
+            onClick={() => setExpanded((open) => !open)}
+          >
+            <span className="navbar-toggler-icon" />
+          </button>
+          <Collapse in={expanded}>
+            <div className="navbar-collapse" id="main-nav">
+              <SearchBox />
+              <div className="navbar-nav ms-auto align-items-lg-center">
+                <NavLink to={paths.cart} className="nav-link d-flex align-items-center gap-1">
+                  <CartIcon /> Cart
+                  {count > 0 && (
                     <>
-                      <NavDropdown.Divider />
-                      <NavDropdown.Header>Admin</NavDropdown.Header>
-                      <NavDropdown.Item as={Link} to={paths.admin.products()}>
-                        Products
-                      </NavDropdown.Item>
-                      <NavDropdown.Item as={Link} to={paths.admin.users}>
-                        Users
-                      </NavDropdown.Item>
-                      <NavDropdown.Item as={Link} to={paths.admin.orders}>
-                        Orders
-                      </NavDropdown.Item>
-                      <NavDropdown.Item as={Link} to={paths.admin.mail}>
-                        Mail
-                      </NavDropdown.Item>
+                      <span className="badge rounded-pill bg-success ms-1">{count}</span>
+                      <span className="visually-hidden">items in cart</span>
                     </>
                   )}
-                  <NavDropdown.Divider />
-                  <NavDropdown.Item as="button" onClick={logOut}>
-                    Log Out
-                  </NavDropdown.Item>
-                </NavDropdown>
-              ) : (
-                <Nav.Link as={NavLink} to={paths.login()} className="d-flex align-items-center gap-1">
-                  <UserIcon /> Sign In
-                </Nav.Link>
-              )}
-            </Nav>
-          </Navbar.Collapse>
-        </Container>
-      </Navbar>
+                </NavLink>
+                {user ? (
+                  <Suspense
+                    fallback={
+                      // The menu's button as it will look, while its code arrives.
+                      <div className="nav-item dropdown">
+                        <span className="nav-link dropdown-toggle">{user.name}</span>
+                      </div>
+                    }
+                  >
+                    <UserMenu user={user} />
+                  </Suspense>
+                ) : (
+                  <NavLink to={paths.login()} className="nav-link d-flex align-items-center gap-1">
+                    <UserIcon /> Sign In
+                  </NavLink>
+                )}
+              </div>
+            </div>
+          </Collapse>
+        </div>
+      </nav>
     </header>
   );
 }

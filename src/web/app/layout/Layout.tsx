@@ -1,13 +1,17 @@
-import { Suspense } from 'react';
+import { lazy, Suspense, useSyncExternalStore } from 'react';
 import Container from 'react-bootstrap/Container';
-import { Outlet, ScrollRestoration } from 'react-router';
-import { ToastContainer } from 'react-toastify';
+import { Outlet } from 'react-router';
 import Loader from '../../components/Loader';
+import { toastsWanted } from '../../lib/toast';
 import Footer from './Footer';
 import Header from './Header';
+import ScrollRestoration from './ScrollRestoration';
+
+const Toasts = lazy(() => import('./Toasts'));
 
 /** Navigation bar, the current screen, footer; toasts top-right for 5 s (spec §9). */
 export default function Layout() {
+  const showToasts = useSyncExternalStore(toastsWanted.subscribe, toastsWanted.get);
   return (
     <div className="d-flex flex-column min-vh-100">
       <a href="#main" className="visually-hidden-focusable skip-link">
@@ -15,14 +19,18 @@ export default function Layout() {
       </a>
       <Header />
       <main id="main" className="flex-grow-1 py-3">
-        <Container>
+        <Container className="screen">
           <Suspense fallback={<Loader />}>
             <Outlet />
           </Suspense>
         </Container>
       </main>
       <Footer />
-      <ToastContainer position="top-right" autoClose={5000} newestOnTop />
+      {showToasts && (
+        <Suspense fallback={null}>
+          <Toasts />
+        </Suspense>
+      )}
       <ScrollRestoration />
     </div>
   );

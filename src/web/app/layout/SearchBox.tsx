@@ -1,6 +1,4 @@
 import { type FormEvent, useEffect, useState } from 'react';
-import Button from 'react-bootstrap/Button';
-import Form from 'react-bootstrap/Form';
 import { useNavigate, useParams } from 'react-router';
 import { SearchIcon } from '../../components/icons';
 import { paths } from '../paths';
@@ -20,20 +18,22 @@ export default function SearchBox() {
   }
 
   return (
-    <Form onSubmit={submit} className="d-flex flex-grow-1 my-2 my-lg-0 me-lg-3 search-box" role="search">
-      <Form.Control
+    // Plain Bootstrap markup: react-bootstrap's Form brings every form part into the first download.
+    // biome-ignore lint/a11y/useSemanticElements: <search> is too new for the phones the shop serves; the role says the same
+    <form onSubmit={submit} className="d-flex flex-grow-1 my-2 my-lg-0 me-lg-3 search-box" role="search">
+      <input
         type="search"
         name="q"
         value={keyword}
         onChange={(e) => setKeyword(e.target.value)}
         placeholder="Search Product..."
         aria-label="Search the shop"
-        className="me-2"
+        className="form-control me-2"
         enterKeyHint="search"
       />
-      <Button type="submit" variant="outline-light" aria-label="Search">
+      <button type="submit" className="btn btn-outline-light" aria-label="Search">
         <SearchIcon />
-      </Button>
-    </Form>
+      </button>
+    </form>
   );
 }

@@ -4,6 +4,7 @@ import type { Order } from '../../../shared/schemas/orders';
 import { paths } from '../../app/paths';
 import { CrossIcon } from '../../components/icons';
 import Price from '../../components/Price';
+import '../../styles/tables.scss';
 
 /** A date from the API cut to YYYY-MM-DD, as lists show it (spec §9). */
 const day = (iso: string) => iso.substring(0, 10);

@@ -3,7 +3,6 @@ import Col from 'react-bootstrap/Col';
 import Form from 'react-bootstrap/Form';
 import Row from 'react-bootstrap/Row';
 import { Link } from 'react-router';
-import { toast } from 'react-toastify';
 import type { ProfileUpdateBody } from '../../../shared/schemas/users';
 import { paths } from '../../app/paths';
 import { useAppDispatch, useAppSelector } from '../../app/store';
@@ -11,7 +10,7 @@ import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import { errorMessage } from '../../lib/errors';
-import { toastErrors, toastSuccess } from '../../lib/toast';
+import { toastError, toastErrors, toastSuccess } from '../../lib/toast';
 import { useGetMyOrdersQuery } from '../orders/api';
 import { EmailField, NewPasswordFields } from './AccountFields';
 import { useGetProfileQuery, useUpdateProfileMutation } from './api';
@@ -61,7 +60,7 @@ function ProfileForm() {
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (password !== confirmPassword) {
-      toast.error('Passwords do not match');
+      toastError('Passwords do not match');
       return;
     }
     // An empty password means "keep the current one" (spec §5).

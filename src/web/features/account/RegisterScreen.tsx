@@ -3,12 +3,11 @@ import Col from 'react-bootstrap/Col';
 import Form from 'react-bootstrap/Form';
 import Row from 'react-bootstrap/Row';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { toast } from 'react-toastify';
 import { paths, safeRedirect } from '../../app/paths';
 import { useAppDispatch, useAppSelector } from '../../app/store';
 import FormContainer from '../../components/FormContainer';
 import PageTitle from '../../components/PageTitle';
-import { toastErrors, toastSuccess } from '../../lib/toast';
+import { toastError, toastErrors, toastSuccess } from '../../lib/toast';
 import { EmailField, NewPasswordFields } from './AccountFields';
 import { useRegisterMutation } from './api';
 import { setCredentials, signedOut } from './authSlice';
@@ -34,7 +33,7 @@ export default function RegisterScreen() {
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (password !== confirmPassword) {
-      toast.error('Passwords do not match');
+      toastError('Passwords do not match');
       return;
     }
     try {

@@ -1,13 +1,12 @@
 import { type FormEvent, useState } from 'react';
 import Form from 'react-bootstrap/Form';
 import { Link, useNavigate, useParams } from 'react-router';
-import { toast } from 'react-toastify';
 import { paths } from '../../app/paths';
 import FormContainer from '../../components/FormContainer';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import { errorMessages } from '../../lib/errors';
-import { toastErrors, toastSuccess } from '../../lib/toast';
+import { toastError, toastErrors, toastSuccess } from '../../lib/toast';
 import { NewPasswordFields } from './AccountFields';
 import { useResetPasswordMutation } from './api';
 import SubmitButton from './SubmitButton';
@@ -36,7 +35,7 @@ export default function ResetPasswordScreen() {
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (password !== confirmPassword) {
-      toast.error('Passwords do not match');
+      toastError('Passwords do not match');
       return;
     }
     try {

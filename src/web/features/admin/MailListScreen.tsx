@@ -8,6 +8,7 @@ import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import { errorMessage } from '../../lib/errors';
 import { type MailStatus, useGetMailQueueQuery } from './mailApi';
+import '../../styles/tables.scss';
 
 const STATUS_VARIANT: Record<MailStatus, string> = { queued: 'warning', sending: 'info', sent: 'success', failed: 'danger' };
 const KIND_LABEL: Record<string, string> = {

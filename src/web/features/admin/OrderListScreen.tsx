@@ -17,6 +17,7 @@ import { errorMessage } from '../../lib/errors';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { useDeleteOrderMutation, useGetOrdersQuery } from '../orders/api';
 import { ActionsHeader, IdCell, RowActions } from './TableParts';
+import '../../styles/tables.scss';
 
 /** A filter choice as kept in the address: '' for all, else 'true' or 'false'. */
 type FlagChoice = '' | 'true' | 'false';

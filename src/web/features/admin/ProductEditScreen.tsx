@@ -3,7 +3,6 @@ import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
 import Spinner from 'react-bootstrap/Spinner';
 import { Link, useNavigate, useParams } from 'react-router';
-import { toast } from 'react-toastify';
 import { MAX_UPLOAD_BYTES } from '../../../shared/constants';
 import type { ProductDetail } from '../../../shared/schemas/products';
 import { paths } from '../../app/paths';
@@ -12,7 +11,7 @@ import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import { errorMessage } from '../../lib/errors';
-import { toastErrors, toastSuccess } from '../../lib/toast';
+import { toastError, toastErrors, toastSuccess } from '../../lib/toast';
 import { useGetProductDetailsQuery } from '../catalog/api';
 import { useUpdateProductMutation, useUploadProductImageMutation } from './api';
 import { checkProduct, type ProductFieldErrors, type ProductFields } from './productForm';
@@ -79,11 +78,11 @@ function ProductEditForm({ product }: { product: ProductDetail }) {
     input.value = '';
     if (!file) return;
     if (!IMAGE_TYPES.includes(file.type)) {
-      toast.error('Choose a JPEG, PNG or WebP image');
+      toastError('Choose a JPEG, PNG or WebP image');
       return;
     }
     if (file.size > MAX_UPLOAD_BYTES) {
-      toast.error('The image is too large: at most 5 MB');
+      toastError('The image is too large: at most 5 MB');
       return;
     }
     try {
@@ -101,7 +100,7 @@ function ProductEditForm({ product }: { product: ProductDetail }) {
     const check = checkProduct(fields);
     if (!check.ok) {
       setErrors(check.errors);
-      for (const message of Object.values(check.errors)) if (message) toast.error(message);
+      for (const message of Object.values(check.errors)) if (message) toastError(message);
       return;
     }
     try {

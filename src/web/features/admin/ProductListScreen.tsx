@@ -21,6 +21,7 @@ import { toastErrors, toastSuccess } from '../../lib/toast';
 import { useGetProductsQuery } from '../catalog/api';
 import { useCreateProductMutation, useDeleteProductMutation } from './api';
 import { ActionsHeader, IdCell, RowActions } from './TableParts';
+import '../../styles/tables.scss';
 
 /** A page of the admin list, keeping the search in the query string so paging keeps it. */
 function adminProductsLink(page: number, keyword: string): string {
@@ -133,7 +134,11 @@ export default function ProductListScreen() {
       ) : !data || data.products.length === 0 ? (
         <Message>
           {keyword ? 'No products match this search.' : page > 1 ? 'There are no products on this page.' : 'No products yet.'}{' '}
-          {(keyword || page > 1) && <Link to={paths.admin.products()}>Back to the first page</Link>}
+          {(keyword || page > 1) && (
+            <Link to={paths.admin.products()} className="alert-link">
+              Back to the first page
+            </Link>
+          )}
         </Message>
       ) : (
         <div className={isFetching ? 'opacity-75' : undefined} aria-busy={isFetching}>

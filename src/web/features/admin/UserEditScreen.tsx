@@ -3,7 +3,6 @@ import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
 import Spinner from 'react-bootstrap/Spinner';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
-import { toast } from 'react-toastify';
 import type { PublicUser } from '../../../shared/schemas/users';
 import { paths } from '../../app/paths';
 import { useAppDispatch, useAppSelector } from '../../app/store';
@@ -12,7 +11,7 @@ import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import { errorMessage } from '../../lib/errors';
-import { toastErrors, toastSuccess } from '../../lib/toast';
+import { toastError, toastErrors, toastSuccess } from '../../lib/toast';
 import { setCredentials } from '../account/authSlice';
 import { useGetUserDetailsQuery, useUpdateUserMutation } from './api';
 import { checkUser, type UserFieldErrors, type UserFields } from './userForm';
@@ -92,7 +91,7 @@ function UserEditForm({ user, signedInId }: { user: PublicUser; signedInId: stri
     const check = checkUser(fields);
     if (!check.ok) {
       setErrors(check.errors);
-      for (const message of Object.values(check.errors)) if (message) toast.error(message);
+      for (const message of Object.values(check.errors)) if (message) toastError(message);
       return;
     }
     try {

@@ -11,6 +11,7 @@ import { errorMessage } from '../../lib/errors';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { useDeleteUserMutation, useGetUsersQuery } from './api';
 import { ActionsHeader, IdCell, RowActions } from './TableParts';
+import '../../styles/tables.scss';
 
 /** Every account, with edit and delete (spec §2, Admin user list). The server refuses deleting yourself. */
 export default function UserListScreen() {

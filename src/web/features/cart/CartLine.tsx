@@ -6,7 +6,9 @@ import { paths } from '../../app/paths';
 import { useAppDispatch } from '../../app/store';
 import { TrashIcon } from '../../components/icons';
 import Price from '../../components/Price';
+import { photoSources } from '../../components/photoSources';
 import { addToCart, type CartItem, removeFromCart } from './cartSlice';
+import '../../styles/list-group.scss';
 
 const IMAGE_SIZE = 72;
 
@@ -23,7 +25,7 @@ export default function CartLine({ item, belowFold }: { item: CartItem; belowFol
   return (
     <ListGroup.Item className="d-flex align-items-center gap-3 py-3 px-0 px-sm-2">
       <img
-        src={item.image}
+        {...photoSources(item.image, `${IMAGE_SIZE}px`, 320)}
         alt={item.name}
         width={IMAGE_SIZE}
         height={IMAGE_SIZE}

@@ -11,6 +11,7 @@ import PageTitle from '../../components/PageTitle';
 import Price from '../../components/Price';
 import CartLine from './CartLine';
 import { cartCount } from './cartSlice';
+import '../../styles/list-group.scss';
 
 /** The cart (spec §2, Cart): its lines, the subtotal to 2 decimals, and the way into checkout. */
 export default function CartScreen() {

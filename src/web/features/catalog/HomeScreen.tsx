@@ -64,7 +64,7 @@ export default function HomeScreen() {
           <Row className="g-3 g-lg-4 mt-0">
             {data.products.map((product, index) => (
               <Col key={product._id} sm={12} md={6} lg={4} xl={3}>
-                <ProductCard product={product} eager={index < EAGER_CARDS} />
+                <ProductCard product={product} eager={index < EAGER_CARDS} priority={index === 0} />
               </Col>
             ))}
           </Row>
@@ -80,7 +80,10 @@ function EmptyListing({ keyword, beyondLastPage }: { keyword: string; beyondLast
   if (beyondLastPage) {
     return (
       <Message>
-        This page is empty. <Link to={keyword ? paths.search(keyword) : paths.home}>Go to the first page</Link>
+        This page is empty.{' '}
+        <Link to={keyword ? paths.search(keyword) : paths.home} className="alert-link">
+          Go to the first page
+        </Link>
       </Message>
     );
   }
@@ -89,7 +92,10 @@ function EmptyListing({ keyword, beyondLastPage }: { keyword: string; beyondLast
       <Message>
         <p className="fw-semibold mb-1">No products match “{keyword}”.</p>
         <p className="mb-0">
-          Check the spelling or try a shorter word, such as a brand or a category. <Link to={paths.home}>See all products</Link>
+          Check the spelling or try a shorter word, such as a brand or a category.{' '}
+          <Link to={paths.home} className="alert-link">
+            See all products
+          </Link>
         </p>
       </Message>
     );

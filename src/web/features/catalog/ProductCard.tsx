@@ -1,9 +1,11 @@
 import Badge from 'react-bootstrap/Badge';
 import Card from 'react-bootstrap/Card';
 import { Link } from 'react-router';
+import { CARD_PHOTO_SIZES } from '../../../shared/photoSizes';
 import type { Product } from '../../../shared/schemas/products';
 import { paths } from '../../app/paths';
 import Price from '../../components/Price';
+import { photoSources } from '../../components/photoSources';
 import Rating from '../../components/Rating';
 import './catalog.css';
 
@@ -14,19 +16,22 @@ export interface ProductCardProps {
   product: Product;
   /** Cards in the first screenful load their photo at once; the rest wait until scrolled near. */
   eager?: boolean;
+  /** The first card's photo is the largest thing a phone shows first (its LCP): fetch it before the rest. */
+  priority?: boolean;
 }
 
 /** One product in the listing grid. The name's link is stretched over the card, so any tap on it opens the product. */
-export default function ProductCard({ product, eager = false }: ProductCardProps) {
+export default function ProductCard({ product, eager = false, priority = false }: ProductCardProps) {
   const outOfStock = product.countInStock <= 0;
   return (
     <Card className="product-card h-100 position-relative">
       <img
-        src={product.image}
+        {...photoSources(product.image, CARD_PHOTO_SIZES)}
         alt={product.name}
         width={PHOTO_SIZE}
         height={PHOTO_SIZE}
-        loading={eager ? 'eager' : 'lazy'}
+        loading={eager || priority ? 'eager' : 'lazy'}
+        fetchPriority={priority ? 'high' : undefined}
         decoding="async"
         className="product-photo product-card-photo card-img-top"
       />

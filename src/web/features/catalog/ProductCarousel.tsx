@@ -1,7 +1,9 @@
 import Carousel from 'react-bootstrap/Carousel';
 import { Link } from 'react-router';
+import { SLIDE_PHOTO_SIZES } from '../../../shared/photoSizes';
 import { paths } from '../../app/paths';
 import Price from '../../components/Price';
+import { photoSources } from '../../components/photoSources';
 import Rating from '../../components/Rating';
 import { useGetTopProductsQuery } from './api';
 import { PHOTO_SIZE } from './ProductCard';
@@ -12,7 +14,9 @@ import './catalog.css';
  * (spec §8: the top products fail silently); the listing below still works.
  */
 export default function ProductCarousel() {
-  const { data: products } = useGetTopProductsQuery();
+  const { data: products, isLoading } = useGetTopProductsQuery();
+  // While the slides load, their space is kept, so the listing below does not jump down when they come.
+  if (isLoading) return <div className="top-carousel top-slide rounded-3 shadow-sm mb-4" aria-hidden="true" />;
   if (!products || products.length === 0) return null;
 
   return (
@@ -28,7 +32,7 @@ export default function ProductCarousel() {
               className="top-slide d-flex align-items-center justify-content-center gap-3 gap-md-5 text-white text-decoration-none"
             >
               <img
-                src={product.image}
+                {...photoSources(product.image, SLIDE_PHOTO_SIZES, 320)}
                 alt={product.name}
                 width={PHOTO_SIZE}
                 height={PHOTO_SIZE}

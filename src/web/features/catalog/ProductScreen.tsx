@@ -8,6 +8,7 @@ import ListGroup from 'react-bootstrap/ListGroup';
 import Row from 'react-bootstrap/Row';
 import { Link, useNavigate, useParams } from 'react-router';
 import { MAX_LINE_QTY } from '../../../shared/constants';
+import { DETAIL_PHOTO_SIZES } from '../../../shared/photoSizes';
 import type { ProductDetail } from '../../../shared/schemas/products';
 import { paths } from '../../app/paths';
 import { useAppDispatch } from '../../app/store';
@@ -16,6 +17,7 @@ import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import Price from '../../components/Price';
+import { photoSources } from '../../components/photoSources';
 import Rating from '../../components/Rating';
 import { errorMessage } from '../../lib/errors';
 import { addToCart } from '../cart/cartSlice';
@@ -24,6 +26,8 @@ import { PHOTO_SIZE } from './ProductCard';
 import ReviewForm from './ReviewForm';
 import ReviewList from './ReviewList';
 import './catalog.css';
+
+import '../../styles/list-group.scss';
 
 /** The quantities a shopper may pick: 1 to the stock count (spec §2), never more than one order line allows. */
 export function qtyChoices(countInStock: number): number[] {
@@ -56,7 +60,10 @@ export default function ProductScreen() {
             <Message variant="warning">
               <p className="fw-semibold mb-1">Product not found</p>
               <p className="mb-0">
-                This product does not exist or is no longer sold. <Link to={paths.home}>See all products</Link>
+                This product does not exist or is no longer sold.{' '}
+                <Link to={paths.home} className="alert-link">
+                  See all products
+                </Link>
               </p>
             </Message>
           </>
@@ -91,7 +98,7 @@ function ProductDetails({ product }: { product: ProductDetail }) {
       <Row className="g-4">
         <Col md={5}>
           <img
-            src={product.image}
+            {...photoSources(product.image, DETAIL_PHOTO_SIZES)}
             alt={product.name}
             width={PHOTO_SIZE}
             height={PHOTO_SIZE}

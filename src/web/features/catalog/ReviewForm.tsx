@@ -3,11 +3,10 @@ import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
 import Spinner from 'react-bootstrap/Spinner';
 import { Link } from 'react-router';
-import { toast } from 'react-toastify';
 import { paths } from '../../app/paths';
 import { useAppSelector } from '../../app/store';
 import Message from '../../components/Message';
-import { toastErrors, toastSuccess } from '../../lib/toast';
+import { toastError, toastErrors, toastSuccess } from '../../lib/toast';
 import { useCreateReviewMutation } from './api';
 
 /** The rating choices of spec §2, best last. */
@@ -32,7 +31,7 @@ export default function ReviewForm({ productId }: { productId: string }) {
   async function submit(event: FormEvent) {
     event.preventDefault();
     if (!rating) {
-      toast.error('Please select a review');
+      toastError('Please select a review');
       return;
     }
     try {
@@ -74,7 +73,11 @@ export default function ReviewForm({ productId }: { productId: string }) {
         </Form>
       ) : (
         <Message>
-          Please <Link to={paths.login(paths.product(productId))}>sign in</Link> to write a review
+          Please{' '}
+          <Link to={paths.login(paths.product(productId))} className="alert-link">
+            sign in
+          </Link>{' '}
+          to write a review
         </Message>
       )}
     </section>

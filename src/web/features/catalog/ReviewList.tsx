@@ -9,6 +9,7 @@ import Message from '../../components/Message';
 import Rating from '../../components/Rating';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { useDeleteReviewMutation } from './api';
+import '../../styles/list-group.scss';
 
 /** A review's author and any admin may delete it (spec §2, §6); the server checks again. */
 export function canDeleteReview(review: Review, user: PublicUser | null): boolean {

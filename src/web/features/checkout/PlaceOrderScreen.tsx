@@ -17,6 +17,7 @@ import { useCreateOrderMutation } from '../orders/api';
 import OrderItemsList from '../orders/OrderItemsList';
 import OrderSummary from '../orders/OrderSummary';
 import { completeAddress, type ShippingNotice } from './shippingAddress';
+import '../../styles/list-group.scss';
 
 function OrderReview({ cart, address }: { cart: CartState; address: ShippingAddress }) {
   const dispatch = useAppDispatch();

@@ -4,6 +4,7 @@ import Spinner from 'react-bootstrap/Spinner';
 import type { Order } from '../../../shared/schemas/orders';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { useMarkDeliveredMutation, useMarkPaidMutation } from './api';
+import '../../styles/list-group.scss';
 
 function ButtonSpinner() {
   return <Spinner as="span" animation="border" size="sm" className="me-2" aria-hidden="true" />;

@@ -2,6 +2,8 @@ import ListGroup from 'react-bootstrap/ListGroup';
 import { Link } from 'react-router';
 import { formatKsh, fromCents, toCents } from '../../../shared/money';
 import { paths } from '../../app/paths';
+import '../../styles/list-group.scss';
+import { photoSources } from '../../components/photoSources';
 
 /** A line of an order or of the cart being ordered; `_id` is null once the product has been deleted. */
 export interface OrderLine {
@@ -26,7 +28,7 @@ export default function OrderItemsList({ items }: { items: readonly OrderLine[] 
       {items.map((item, index) => (
         <ListGroup.Item key={item._id ?? `deleted-${index}`} className="d-flex align-items-center gap-3 px-0 py-2">
           <img
-            src={item.image}
+            {...photoSources(item.image, `${IMAGE_SIZE}px`, 320)}
             alt={item.name}
             width={IMAGE_SIZE}
             height={IMAGE_SIZE}

@@ -13,6 +13,7 @@ import OrderItemsList from './OrderItemsList';
 import OrderSummary from './OrderSummary';
 import PaymentStatus from './PaymentStatus';
 import PayOrder from './PayOrder';
+import '../../styles/list-group.scss';
 
 /** Dates are shown as their first 10 characters, the day (spec §9). */
 const day = (timestamp: string | null) => timestamp?.slice(0, 10) ?? '';

@@ -1,0 +1,71 @@
+import NavbarContext, { type NavbarContextType } from 'react-bootstrap/NavbarContext';
+import NavDropdown from 'react-bootstrap/NavDropdown';
+import { Link, useNavigate } from 'react-router';
+import type { PublicUser } from '../../../shared/schemas/users';
+import { useLogoutMutation } from '../../features/account/api';
+import { signedOut } from '../../features/account/authSlice';
+import { resetCart } from '../../features/cart/cartSlice';
+import { toastErrors } from '../../lib/toast';
+import { api } from '../api';
+import { paths } from '../paths';
+import { useAppDispatch } from '../store';
+import '../../styles/dropdown.scss';
+
+/**
+ * The header is Bootstrap's navbar: with its context the menu opens in place inside the folded
+ * phone menu, as Bootstrap styles navbar dropdowns, instead of floating over the page.
+ */
+const IN_NAVBAR: NavbarContextType = { expanded: false, onToggle: () => {}, bsPrefix: 'navbar', expand: 'lg' };
+
+/** The signed-in user's menu: profile, the admin screens for an admin, and Log Out. */
+export default function UserMenu({ user }: { user: PublicUser }) {
+  const dispatch = useAppDispatch();
+  const navigate = useNavigate();
+  const [logout] = useLogoutMutation();
+
+  /** Log Out ends the session, clears the cart and shipping data and the user, then goes to /login (spec §2). */
+  async function logOut() {
+    try {
+      await logout().unwrap();
+    } catch (error) {
+      // Even if the server cannot be reached, this browser forgets the shopper.
+      toastErrors(error);
+    }
+    dispatch(signedOut());
+    dispatch(resetCart());
+    dispatch(api.util.resetApiState());
+    navigate(paths.login());
+  }
+
+  return (
+    <NavbarContext.Provider value={IN_NAVBAR}>
+      <NavDropdown title={user.name} id="user-menu" align="end">
+        <NavDropdown.Item as={Link} to={paths.profile}>
+          Profile
+        </NavDropdown.Item>
+        {user.isAdmin && (
+          <>
+            <NavDropdown.Divider />
+            <NavDropdown.Header>Admin</NavDropdown.Header>
+            <NavDropdown.Item as={Link} to={paths.admin.products()}>
+              Products
+            </NavDropdown.Item>
+            <NavDropdown.Item as={Link} to={paths.admin.users}>
+              Users
+            </NavDropdown.Item>
+            <NavDropdown.Item as={Link} to={paths.admin.orders}>
+              Orders
+            </NavDropdown.Item>
+            <NavDropdown.Item as={Link} to={paths.admin.mail}>
+              Mail
+            </NavDropdown.Item>
+          </>
+        )}
+        <NavDropdown.Divider />
+        <NavDropdown.Item as="button" onClick={logOut}>
+          Log Out
+        </NavDropdown.Item>
+      </NavDropdown>
+    </NavbarContext.Provider>
+  );
+}

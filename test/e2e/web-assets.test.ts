@@ -1,0 +1,137 @@
+import fs from 'node:fs';
+import { request } from 'node:http';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { webDistDir } from '../../src/server/paths.js';
+import { createProduct } from '../support/fixtures.js';
+import type { TestShop } from '../support/shop.js';
+import { startWebShop } from './support/browser.js';
+
+/**
+ * How the built app is served (src/server/plugins/web.ts): hashed assets precompressed at build
+ * time and cached for a year, the page itself never cached, plain bytes for a client that
+ * accepts no encoding, and pages that name what their first render needs.
+ */
+let shop: TestShop;
+
+beforeAll(async () => {
+  shop = await startWebShop();
+});
+
+afterAll(async () => {
+  await shop?.stop();
+});
+
+/** The entry script and stylesheet named in the built index.html. */
+function entryAssets(): { script: string; style: string } {
+  const html = fs.readFileSync(path.join(webDistDir, 'index.html'), 'utf8');
+  const script = /<script type="module" crossorigin src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+  const style = /<link rel="stylesheet" crossorigin href="(\/assets\/[^"]+\.css)"/.exec(html)?.[1];
+  if (!script || !style) throw new Error('index.html names no entry script or stylesheet');
+  return { script, style };
+}
+
+const onDisk = (asset: string) => fs.readFileSync(path.join(webDistDir, asset));
+
+async function get(url: string, acceptEncoding: string) {
+  // undici's fetch would decode the body itself; the raw bytes show what went over the wire.
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>(
+    (resolve, reject) => {
+      const req = request(new URL(url, shop.url), { headers: { 'accept-encoding': acceptEncoding } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end();
+    },
+  );
+}
+
+describe('the built app on the wire', () => {
+  it('sends the entry script as brotli, then gzip, then plain, each the same bytes, cached for a year', async () => {
+    const { script } = entryAssets();
+    const original = onDisk(script);
+
+    const br = await get(script, 'gzip, deflate, br');
+    expect(br.status).toBe(200);
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.headers['content-type']).toMatch(/javascript/);
+    expect(br.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(br.headers.vary).toMatch(/accept-encoding/i);
+    expect(zlib.brotliDecompressSync(br.body).equals(original)).toBe(true);
+    // The point of it: a phone downloads a fraction of the script.
+    expect(br.body.length).toBeLessThan(original.length / 3);
+
+    const gz = await get(script, 'gzip');
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(zlib.gunzipSync(gz.body).equals(original)).toBe(true);
+
+    const plain = await get(script, 'identity');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body.equals(original)).toBe(true);
+    expect(plain.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+  });
+
+  it('sends the stylesheet compressed too', async () => {
+    const { style } = entryAssets();
+    const res = await get(style, 'br');
+    expect(res.headers['content-encoding']).toBe('br');
+    expect(res.headers['content-type']).toMatch(/text\/css/);
+    expect(zlib.brotliDecompressSync(res.body).equals(onDisk(style))).toBe(true);
+  });
+
+  it('never lets a browser cache the page itself, at / or at an app route', async () => {
+    for (const page of ['/', '/cart', '/products/anything']) {
+      const res = await get(page, 'br, gzip');
+      expect(res.status, page).toBe(200);
+      expect(res.headers['cache-control'], page).toBe('no-cache');
+      expect(res.headers['content-type'], page).toMatch(/text\/html/);
+    }
+  });
+
+  it('answers 404 for a missing asset rather than the page', async () => {
+    const res = await get('/assets/missing-0000.js', 'br, gzip');
+    expect(res.status).toBe(404);
+  });
+
+  /** The JSON a page carries in its data template, decoded as a browser would. */
+  function pageData(html: string): Record<string, unknown> {
+    const text = /<template id="duka-initial-data">([^<]*)<\/template>/.exec(html)?.[1];
+    if (text === undefined) throw new Error('the page carries no data');
+    const decoded = text.replaceAll('&quot;', '"').replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
+    return JSON.parse(decoded) as Record<string, unknown>;
+  }
+
+  it('gives the home page its listing and top products, and preloads the first photo', async () => {
+    const html = (await get('/', 'identity')).body.toString('utf8');
+    const data = pageData(html) as { products: { products: { image: string }[] }; top: unknown[] };
+    const listing = await shop.client().get<{ products: { image: string }[] }>('/api/products');
+    expect(data.products).toEqual(listing.body);
+    expect(Array.isArray(data.top)).toBe(true);
+    const first = listing.body.products[0]?.image;
+    expect(html).toContain(`<link rel="preload" as="image" href="${first}?w=640" imagesrcset="${first}?w=320 320w`);
+  });
+
+  it("names a product page's screen code and data, and keeps a hostile product name inert", async () => {
+    const admin = await shop.admin();
+    const hostile = '</template><script>window.__xss=1</script><img src=x onerror=alert(1)>';
+    const product = await createProduct(admin, { name: hostile });
+    const html = (await get(`/products/${product._id}`, 'identity')).body.toString('utf8');
+    expect(html).not.toContain('<script>window.__xss');
+    expect(html).not.toContain('<img src=x');
+    expect((pageData(html) as { product: { name: string } }).product.name).toBe(hostile);
+    // The product screen's chunk is named in the head, so it downloads with the app's code.
+    expect(html).toMatch(/<link rel="modulepreload" crossorigin href="\/assets\/ProductScreen-[\w-]+\.js">/);
+    // An unknown product: the page still works, with nothing to carry.
+    const missing = (await get('/products/00000000-0000-4000-8000-000000000000', 'identity')).body.toString('utf8');
+    expect(missing).not.toContain('duka-initial-data');
+  });
+
+  it('keeps the build manifest to the server', async () => {
+    const res = await get('/.vite/manifest.json', 'identity');
+    expect(res.body.toString('utf8')).not.toContain('"isEntry"');
+  });
+});

@@ -1,0 +1,253 @@
+/**
+ * How fast the shop's first page is on a phone: the JavaScript and CSS each page loads first
+ * (gzip bytes and files), and Lighthouse's mobile scores for the home, product and cart pages.
+ *
+ *   npx tsx tools/bench/frontend.ts --url http://127.0.0.1:3000 --product <id>
+ *
+ * Runs against a started shop serving the production build (npm run build). Chrome is
+ * CHROME_PATH, else `chromium` on PATH.
+ */
+import { execFileSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import * as chromeLauncher from 'chrome-launcher';
+import lighthouse from 'lighthouse';
+import { chromium } from 'playwright-core';
+
+export interface RouteAssets {
+  route: string;
+  path: string;
+  /** Gzip bytes (zlib level 9) of every script the page loaded until the network was idle. */
+  jsGzip: number;
+  jsFiles: number;
+  cssGzip: number;
+  cssFiles: number;
+}
+
+export interface LighthouseRun {
+  route: string;
+  path: string;
+  /** 0 to 100. */
+  performance: number;
+  accessibility: number;
+  lcpMs: number;
+  tbtMs: number;
+  cls: number;
+}
+
+export interface FrontendResults {
+  assets: RouteAssets[];
+  lighthouse: LighthouseRun[];
+}
+
+const CHROME_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+function chromePathOf(given?: string): string {
+  if (given) return given;
+  if (process.env.CHROME_PATH) return process.env.CHROME_PATH;
+  try {
+    return execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim();
+  } catch {
+    throw new Error('Chromium not found: install Debian\'s "chromium" package or set CHROME_PATH');
+  }
+}
+
+interface Route {
+  route: string;
+  path: string;
+  /** The cart page is measured with one product in the cart. */
+  withCartItem?: boolean;
+}
+
+function routesOf(productId: string): Route[] {
+  return [
+    { route: 'home', path: '/' },
+    { route: 'product', path: `/products/${productId}` },
+    { route: 'cart', path: '/cart', withCartItem: true },
+    { route: 'login', path: '/login' },
+  ];
+}
+
+/** The cart as the app stores it (localStorage `cart`, src/web/features/cart/cartSlice.ts): one line of this product. */
+async function cartWithItem(baseUrl: string, productId: string): Promise<string> {
+  const response = await fetch(new URL(`/api/products/${productId}`, baseUrl));
+  if (!response.ok) throw new Error(`GET /api/products/${productId}: ${response.status}`);
+  const p = (await response.json()) as {
+    _id: string;
+    name: string;
+    image: string;
+    price: number;
+    rating: number;
+    description: string;
+    countInStock: number;
+  };
+  const item = {
+    _id: p._id,
+    name: p.name,
+    image: p.image,
+    price: p.price,
+    rating: p.rating,
+    description: p.description,
+    countInStock: p.countInStock,
+    qty: 1,
+  };
+  // The app recomputes the totals from the lines when it reads the cart.
+  return JSON.stringify({ cartItems: [item], shippingAddress: {} });
+}
+
+/** Puts the cart into the origin's localStorage from a page of the origin that runs no app code. */
+const SEED_PAGE = '/favicon.svg';
+
+async function measureAssets(baseUrl: string, routes: Route[], cart: string, chromePath: string): Promise<RouteAssets[]> {
+  const browser = await chromium.launch({ executablePath: chromePath, args: CHROME_FLAGS });
+  const results: RouteAssets[] = [];
+  try {
+    for (const r of routes) {
+      // A new context per route: an empty cache, as on a first visit.
+      const context = await browser.newContext({ baseURL: baseUrl, viewport: { width: 360, height: 800 } });
+      const page = await context.newPage();
+      if (r.withCartItem) {
+        await page.goto(SEED_PAGE);
+        await page.evaluate((value) => localStorage.setItem('cart', value), cart);
+      }
+      const bodies: Promise<{ type: string; gzip: number }>[] = [];
+      page.on('response', (response) => {
+        const type = response.request().resourceType();
+        if (type !== 'script' && type !== 'stylesheet') return;
+        bodies.push(response.body().then((body) => ({ type, gzip: gzipSync(body, { level: 9 }).length })));
+      });
+      await page.goto(r.path, { waitUntil: 'networkidle' });
+      const loaded = await Promise.all(bodies);
+      const js = loaded.filter((b) => b.type === 'script');
+      const css = loaded.filter((b) => b.type === 'stylesheet');
+      results.push({
+        route: r.route,
+        path: r.path,
+        jsGzip: js.reduce((sum, b) => sum + b.gzip, 0),
+        jsFiles: js.length,
+        cssGzip: css.reduce((sum, b) => sum + b.gzip, 0),
+        cssFiles: css.length,
+      });
+      await context.close();
+    }
+  } finally {
+    await browser.close();
+  }
+  return results;
+}
+
+/**
+ * One Lighthouse navigation (mobile, simulated throttling: Lighthouse's defaults) in a Chrome of
+ * its own. For the cart, the item is written into localStorage first through Playwright connected
+ * to that same Chrome over CDP; Lighthouse's storage reset clears the caches but by default not
+ * localStorage (its clearStorageTypes leaves local_storage out), so the cart page opens with the item.
+ */
+async function lighthouseRun(baseUrl: string, r: Route, cart: string, chromePath: string): Promise<LighthouseRun> {
+  const chrome = await chromeLauncher.launch({ chromePath, chromeFlags: CHROME_FLAGS });
+  try {
+    if (r.withCartItem) {
+      const browser = await chromium.connectOverCDP(`http://127.0.0.1:${chrome.port}`);
+      const context = browser.contexts()[0] ?? (await browser.newContext());
+      const page = await context.newPage();
+      await page.goto(new URL(SEED_PAGE, baseUrl).href);
+      await page.evaluate((value) => localStorage.setItem('cart', value), cart);
+      await page.close();
+      await browser.close();
+    }
+    const result = await lighthouse(new URL(r.path, baseUrl).href, {
+      port: chrome.port,
+      output: 'json',
+      logLevel: 'error',
+      onlyCategories: ['performance', 'accessibility'],
+    });
+    if (!result) throw new Error(`Lighthouse returned nothing for ${r.path}`);
+    const { categories, audits, runtimeError } = result.lhr;
+    if (runtimeError) throw new Error(`Lighthouse on ${r.path}: ${runtimeError.code} ${runtimeError.message}`);
+    const failedA11y = Object.values(audits).filter(
+      (a) => a.score === 0 && (categories.accessibility?.auditRefs ?? []).some((ref) => ref.id === a.id && ref.weight > 0),
+    );
+    if (failedA11y.length > 0 && process.env.BENCH_VERBOSE) {
+      console.error(`${r.route}: accessibility failures: ${failedA11y.map((a) => a.id).join(', ')}`);
+    }
+    return {
+      route: r.route,
+      path: r.path,
+      performance: Math.round((categories.performance?.score ?? 0) * 100),
+      accessibility: Math.round((categories.accessibility?.score ?? 0) * 100),
+      lcpMs: Math.round(audits['largest-contentful-paint']?.numericValue ?? Number.NaN),
+      tbtMs: Math.round(audits['total-blocking-time']?.numericValue ?? Number.NaN),
+      cls: Number((audits['cumulative-layout-shift']?.numericValue ?? Number.NaN).toFixed(3)),
+    };
+  } finally {
+    chrome.kill();
+  }
+}
+
+export async function measureFrontend(opts: {
+  baseUrl: string;
+  productId: string;
+  chromePath?: string;
+}): Promise<FrontendResults> {
+  const chromePath = chromePathOf(opts.chromePath);
+  const routes = routesOf(opts.productId);
+  const cart = await cartWithItem(opts.baseUrl, opts.productId);
+  const assets = await measureAssets(opts.baseUrl, routes, cart, chromePath);
+  const runs: LighthouseRun[] = [];
+  // One at a time: Lighthouse's timings suffer from a busy CPU.
+  for (const r of routes.filter((route) => route.route !== 'login')) {
+    runs.push(await lighthouseRun(opts.baseUrl, r, cart, chromePath));
+  }
+  return { assets, lighthouse: runs };
+}
+
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+
+export function formatFrontend(results: FrontendResults): string {
+  const lines = ['First load (gzip)', 'route    JS                  CSS'];
+  for (const a of results.assets) {
+    lines.push(`${a.route.padEnd(8)} ${`${kb(a.jsGzip)} in ${a.jsFiles}`.padEnd(19)} ${kb(a.cssGzip)} in ${a.cssFiles}`);
+  }
+  lines.push('', 'Lighthouse (mobile, simulated throttling)', 'route    perf  a11y  LCP      TBT     CLS');
+  for (const l of results.lighthouse) {
+    lines.push(
+      `${l.route.padEnd(8)} ${String(l.performance).padEnd(5)} ${String(l.accessibility).padEnd(5)} ${`${(l.lcpMs / 1000).toFixed(2)} s`.padEnd(8)} ${`${l.tbtMs} ms`.padEnd(7)} ${l.cls}`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function argOf(args: string[], name: string): string | undefined {
+  const index = args.indexOf(name);
+  return index >= 0 ? args[index + 1] : undefined;
+}
+
+async function cli(): Promise<void> {
+  const args = process.argv.slice(2);
+  const baseUrl = argOf(args, '--url') ?? 'http://127.0.0.1:3000';
+  let productId = argOf(args, '--product');
+  if (!productId) {
+    // Without --product, the first product of the listing.
+    const response = await fetch(new URL('/api/products', baseUrl));
+    const page = (await response.json()) as { products: { _id: string }[] };
+    productId = page.products[0]?._id;
+    if (!productId) throw new Error('the shop has no products: pass --product <id>');
+  }
+  const results = await measureFrontend({ baseUrl, productId });
+  console.log(args.includes('--json') ? JSON.stringify(results, null, 2) : formatFrontend(results));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  cli().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}
