@@ -7,12 +7,12 @@
  * Runs against a started shop serving the production build (npm run build). Chrome is
  * CHROME_PATH, else `chromium` on PATH.
  */
-import { execFileSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
 import { chromium } from 'playwright-core';
+import { CHROMIUM_FLAGS, chromiumPath } from '../chromium.js';
 
 export interface RouteAssets {
   route: string;
@@ -40,25 +40,8 @@ export interface FrontendResults {
   lighthouse: LighthouseRun[];
 }
 
-const CHROME_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
 function chromePathOf(given?: string): string {
-  if (given) return given;
-  if (process.env.CHROME_PATH) return process.env.CHROME_PATH;
-  try {
-    return execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error('Chromium not found: install Debian\'s "chromium" package or set CHROME_PATH');
-  }
+  return given ?? chromiumPath();
 }
 
 interface Route {
@@ -108,7 +91,7 @@ async function cartWithItem(baseUrl: string, productId: string): Promise<string>
 const SEED_PAGE = '/favicon.svg';
 
 async function measureAssets(baseUrl: string, routes: Route[], cart: string, chromePath: string): Promise<RouteAssets[]> {
-  const browser = await chromium.launch({ executablePath: chromePath, args: CHROME_FLAGS });
+  const browser = await chromium.launch({ executablePath: chromePath, args: CHROMIUM_FLAGS });
   const results: RouteAssets[] = [];
   try {
     for (const r of routes) {
@@ -152,7 +135,7 @@ async function measureAssets(baseUrl: string, routes: Route[], cart: string, chr
  * localStorage (its clearStorageTypes leaves local_storage out), so the cart page opens with the item.
  */
 async function lighthouseRun(baseUrl: string, r: Route, cart: string, chromePath: string): Promise<LighthouseRun> {
-  const chrome = await chromeLauncher.launch({ chromePath, chromeFlags: CHROME_FLAGS });
+  const chrome = await chromeLauncher.launch({ chromePath, chromeFlags: CHROMIUM_FLAGS });
   try {
     if (r.withCartItem) {
       const browser = await chromium.connectOverCDP(`http://127.0.0.1:${chrome.port}`);

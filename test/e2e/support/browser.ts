@@ -1,33 +1,11 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { webDistDir } from '../../../src/server/paths.js';
+import { CHROMIUM_FLAGS, chromiumPath } from '../../../tools/chromium.js';
 import { startTestShop, type TestShop } from '../../support/shop.js';
 
-/**
- * Browser tests drive Debian's Chromium through playwright-core: CHROME_PATH, else `chromium` on
- * PATH. There is no fallback and no skip: without a browser these tests fail and say why.
- */
-export function chromiumPath(): string {
-  if (process.env.CHROME_PATH) return process.env.CHROME_PATH;
-  try {
-    return execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error('Chromium not found: install Debian\'s "chromium" package (apt-get install -y chromium) or set CHROME_PATH');
-  }
-}
-
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+export { chromiumPath };
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_FLAGS });
