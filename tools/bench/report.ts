@@ -1,4 +1,5 @@
 import type { ExplainedQuery } from './explain.js';
+import type { FrontendResults } from './frontend.js';
 import type { Summary } from './load.js';
 
 export interface Machine {
@@ -59,6 +60,34 @@ export interface BenchResults {
   runs: DatabaseRun[];
   frontend: unknown;
   totalSeconds: number;
+}
+
+function isFrontendResults(value: unknown): value is FrontendResults {
+  return typeof value === 'object' && value !== null && 'assets' in value && 'lighthouse' in value;
+}
+
+/** First-load sizes per route and the Lighthouse runs, against the issue's targets. */
+function frontendTables(frontend: FrontendResults): string[] {
+  const kb = (bytes: number) => (bytes / 1024).toFixed(1);
+  return [
+    '## Front end',
+    '',
+    'What each route loads first, gzip (targets for the home page: JS ≤ 130 KB, CSS ≤ 20 KB):',
+    '',
+    '| Route | JS KB | JS files | CSS KB | CSS files |',
+    '| --- | ---: | ---: | ---: | ---: |',
+    ...frontend.assets.map((a) => `| ${a.route} | ${kb(a.jsGzip)} | ${a.jsFiles} | ${kb(a.cssGzip)} | ${a.cssFiles} |`),
+    '',
+    'Lighthouse 12.8, mobile, simulated throttling (targets: performance ≥ 95, accessibility 100, LCP ≤ 2.0 s):',
+    '',
+    '| Page | Performance | Accessibility | LCP s | TBT ms | CLS |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    ...frontend.lighthouse.map(
+      (l) =>
+        `| ${l.route} | ${l.performance} | ${l.accessibility} | ${(l.lcpMs / 1000).toFixed(2)} | ${Math.round(l.tbtMs)} | ${l.cls} |`,
+    ),
+    '',
+  ];
 }
 
 const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
@@ -149,8 +178,8 @@ export function markdown(results: BenchResults): string {
     }
     lines.push('</details>', '');
   }
-  if (results.frontend !== null && results.frontend !== undefined) {
-    lines.push('## Front end', '', '```json', JSON.stringify(results.frontend, null, 2), '```', '');
+  if (isFrontendResults(results.frontend)) {
+    lines.push(...frontendTables(results.frontend));
   }
   return lines.join('\n');
 }
