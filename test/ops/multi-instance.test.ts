@@ -344,9 +344,9 @@ if (POSTGRES) {
           ),
         )
       ).flat();
+      // One file per mail across both outboxes: neither worker sent what the other had claimed.
+      // (Which worker sends which mail depends on timing, so how they shared it is not asserted.)
       expect(files.sort()).toEqual(sent.map((r) => r.delivered_to ?? '').sort());
-      // Both workers took part, and neither sent what the other had claimed.
-      expect(outboxes.every((dir) => files.some((f) => f.startsWith(dir)))).toBe(true);
     });
 
     it('both instances stay healthy and stop cleanly on SIGTERM', async () => {
