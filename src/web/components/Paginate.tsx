@@ -1,4 +1,5 @@
 import { Link } from 'react-router';
+import { pageWindow } from './pageWindow';
 
 /**
  * Page links. `linkTo` builds each page's address, so the storefront and the admin list each
@@ -9,13 +10,20 @@ export default function Paginate({ pages, page, linkTo }: { pages: number; page:
   return (
     <nav aria-label="Pages" className="d-flex justify-content-center my-4">
       <ul className="pagination flex-wrap">
-        {Array.from({ length: pages }, (_, i) => i + 1).map((n) => (
-          <li key={n} className={`page-item${n === page ? ' active' : ''}`}>
-            <Link className="page-link" to={linkTo(n)} aria-current={n === page ? 'page' : undefined} aria-label={`Page ${n}`}>
-              {n}
-            </Link>
-          </li>
-        ))}
+        {pageWindow(pages, page).map((n, i) =>
+          n === 'gap' ? (
+            // biome-ignore lint/suspicious/noArrayIndexKey: a gap has no identity of its own; its place does.
+            <li key={`gap-${i}`} className="page-item disabled" aria-hidden="true">
+              <span className="page-link">…</span>
+            </li>
+          ) : (
+            <li key={n} className={`page-item${n === page ? ' active' : ''}`}>
+              <Link className="page-link" to={linkTo(n)} aria-current={n === page ? 'page' : undefined} aria-label={`Page ${n}`}>
+                {n}
+              </Link>
+            </li>
+          ),
+        )}
       </ul>
     </nav>
   );
