@@ -3,6 +3,7 @@ import cookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
+import { catalogAnswers } from './cache/catalog-answers.js';
 import type { CatalogCache } from './cache/catalog-cache.js';
 import type { AppConfig } from './config.js';
 import type { Database } from './db/client.js';
@@ -110,13 +111,14 @@ export async function buildApp({ config, database, notify, logger, payments, cac
   const db = database.db;
   await app.register(imageRoutes, { db, demoImagesDir });
   await app.register(healthRoutes, { database, isClosing: () => closing });
-  await app.register(productRoutes, { db, cache });
+  const answers = catalogAnswers(db, cache);
+  await app.register(productRoutes, { db, answers });
   await app.register(userRoutes, { db, config, notify });
   await app.register(orderRoutes, { db, notify });
   await app.register(adminRoutes, { db });
   await app.register(paymentRoutes, { ...payments, promptsPerUser: config.mpesa.promptsPerUser });
   await app.register(uploadRoutes, { db });
-  await app.register(webApp, { webDir: config.webDir, apiNotFound: sendNotFound });
+  await app.register(webApp, { webDir: config.webDir, apiNotFound: sendNotFound, answers });
 
   return app;
 }

@@ -11,16 +11,10 @@ import {
   reviewBody,
   reviewParams,
 } from '../../shared/schemas/products.js';
-import type { CatalogCache } from '../cache/catalog-cache.js';
+import type { CatalogAnswers } from '../cache/catalog-answers.js';
+import type { CachedAnswer } from '../cache/catalog-cache.js';
 import type { Db } from '../db/client.js';
-import {
-  createSampleProduct,
-  deleteProduct,
-  getProductDetail,
-  listProducts,
-  topProducts,
-  updateProduct,
-} from '../domain/catalog.js';
+import { createSampleProduct, deleteProduct, updateProduct } from '../domain/catalog.js';
 import { addReview, deleteReview } from '../domain/reviews.js';
 import { CHANGES_CATALOG } from '../plugins/catalog-cache.js';
 import { acceptFormBodies } from '../plugins/form-bodies.js';
@@ -33,13 +27,7 @@ const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody 
  * Sends a catalogue answer from the cache. Browsers keep it but ask again every time
  * (`no-cache`); an unchanged answer costs them a 304 with no body.
  */
-async function sendCached(
-  cache: CatalogCache,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  compute: () => Promise<unknown>,
-): Promise<void> {
-  const answer = await cache.get(request.url, compute);
+async function sendCached(request: FastifyRequest, reply: FastifyReply, answer: CachedAnswer): Promise<void> {
   reply.header('cache-control', 'no-cache').header('etag', answer.etag);
   if (request.headers['if-none-match'] === answer.etag) reply.status(304).send();
   else reply.type('application/json; charset=utf-8').send(answer.body);
@@ -50,7 +38,7 @@ async function sendCached(
 /** Public, cacheable answers: no cookie handed out with them (see plugins/xsrf.ts). */
 const PUBLIC_ANSWER = { xsrfCookie: false } as const;
 
-const productRoutes: FastifyPluginAsyncZod<{ db: Db; cache: CatalogCache }> = async (app, { db, cache }) => {
+const productRoutes: FastifyPluginAsyncZod<{ db: Db; answers: CatalogAnswers }> = async (app, { db, answers }) => {
   await acceptFormBodies(app);
 
   app.get('/api/products', {
@@ -61,23 +49,20 @@ const productRoutes: FastifyPluginAsyncZod<{ db: Db; cache: CatalogCache }> = as
       querystring: productListQuery,
       response: { 200: productPage, 400: errorBody },
     },
-    handler: (request, reply) =>
-      sendCached(cache, request, reply, async () =>
-        productPage.parse(await listProducts(db, { page: request.query.pageNumber, keyword: request.query.keyword })),
-      ),
+    handler: async (request, reply) =>
+      sendCached(request, reply, await answers.page({ page: request.query.pageNumber, keyword: request.query.keyword })),
   });
 
   app.get('/api/products/top', {
     config: PUBLIC_ANSWER,
     schema: { tags, summary: 'The three highest rated products', response: { 200: z.array(product) } },
-    handler: (request, reply) => sendCached(cache, request, reply, async () => z.array(product).parse(await topProducts(db))),
+    handler: async (request, reply) => sendCached(request, reply, await answers.top()),
   });
 
   app.get('/api/products/:id', {
     config: PUBLIC_ANSWER,
     schema: { tags, summary: 'One product with its reviews', params: idParams, response: { 200: productDetail, ...errors } },
-    handler: (request, reply) =>
-      sendCached(cache, request, reply, async () => productDetail.parse(await getProductDetail(db, request.params.id))),
+    handler: async (request, reply) => sendCached(request, reply, await answers.detail(request.params.id)),
   });
 
   app.post('/api/products', {
