@@ -12,6 +12,7 @@ import { gzipSync } from 'node:zlib';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
 import { chromium } from 'playwright-core';
+import type { Product } from '../../src/shared/schemas/products.js';
 import { CHROMIUM_FLAGS, chromiumPath } from '../chromium.js';
 
 export interface RouteAssets {
@@ -64,25 +65,8 @@ function routesOf(productId: string): Route[] {
 async function cartWithItem(baseUrl: string, productId: string): Promise<string> {
   const response = await fetch(new URL(`/api/products/${productId}`, baseUrl));
   if (!response.ok) throw new Error(`GET /api/products/${productId}: ${response.status}`);
-  const p = (await response.json()) as {
-    _id: string;
-    name: string;
-    image: string;
-    price: number;
-    rating: number;
-    description: string;
-    countInStock: number;
-  };
-  const item = {
-    _id: p._id,
-    name: p.name,
-    image: p.image,
-    price: p.price,
-    rating: p.rating,
-    description: p.description,
-    countInStock: p.countInStock,
-    qty: 1,
-  };
+  const { _id, name, image, price, rating, description, countInStock } = (await response.json()) as Product;
+  const item = { _id, name, image, price, rating, description, countInStock, qty: 1 };
   // The app recomputes the totals from the lines when it reads the cart.
   return JSON.stringify({ cartItems: [item], shippingAddress: {} });
 }

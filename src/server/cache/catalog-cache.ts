@@ -157,7 +157,7 @@ export class CatalogCache {
   }
 }
 
-export function toAnswer(value: unknown): CachedAnswer {
+function toAnswer(value: unknown): CachedAnswer {
   const body = JSON.stringify(value);
   return { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
 }

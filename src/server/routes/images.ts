@@ -90,10 +90,8 @@ const imageRoutes: FastifyPluginAsync<ImageRoutesOptions> = async (app, { db, de
   }
 
   // A response that sets a cookie is not stored by shared caches (and must not be: the XSRF cookie
-  // handed to a first-time visitor is theirs alone), so images never set one.
-  app.addHook('onSend', async (_request, reply) => {
-    reply.removeHeader('set-cookie');
-  });
+  // handed to a first-time visitor is theirs alone), so images never hand one out.
+  const options = { schema: { hide: true }, config: { xsrfCookie: false } };
 
   // Only the files present at start-up are ever served, so no name can reach outside the folder.
   const demoNames = new Set(
@@ -114,7 +112,7 @@ const imageRoutes: FastifyPluginAsync<ImageRoutesOptions> = async (app, { db, de
     return served(resized, WEBP);
   }
 
-  app.get<{ Params: { name: string } }>('/images/:name', { schema: { hide: true } }, async (request, reply) => {
+  app.get<{ Params: { name: string } }>('/images/:name', options, async (request, reply) => {
     const width = requestedWidth(request.query);
     const { name } = request.params;
     if (!demoNames.has(name)) throw notFound(`No such image: ${name.slice(0, 120)}`);
@@ -127,7 +125,7 @@ const imageRoutes: FastifyPluginAsync<ImageRoutesOptions> = async (app, { db, de
     uploads.addHook('onSend', async (_request, reply) => {
       reply.header('content-security-policy', UPLOAD_CSP);
     });
-    uploads.get<{ Params: { name: string } }>('/uploads/:name', { schema: { hide: true } }, async (request, reply) => {
+    uploads.get<{ Params: { name: string } }>('/uploads/:name', options, async (request, reply) => {
       const width = requestedWidth(request.query);
       const { name } = request.params;
       if (!isSafeImageName(name)) throw notFound(`No such image: ${name.slice(0, 120)}`);
