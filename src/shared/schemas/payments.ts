@@ -46,3 +46,75 @@ export const paymentStatus = z.object({
   lastAttempt: paymentAttempt.nullable(),
 });
 export type PaymentStatus = z.infer<typeof paymentStatus>;
+
+/**
+ * The payment ledger: every M-Pesa payment the shop learns of, once, keyed by its receipt.
+ * `status` is where the money stands; `exception` says why it did not simply pay an order.
+ */
+export const ledgerStatus = z.enum(['credited', 'exception', 'resolved', 'refund_pending', 'refunded']);
+export type LedgerStatus = z.infer<typeof ledgerStatus>;
+
+/** How the shop learned of a payment. */
+export const paymentSource = z.enum(['stk_callback', 'stk_query', 'c2b', 'manual']);
+export type PaymentSource = z.infer<typeof paymentSource>;
+
+/** Short codes for a payment that needs the merchant; the admin screen words each one. */
+export const paymentException = z.enum(['double_payment', 'unmatched', 'amount_short', 'receipt_missing', 'order_deleted']);
+export type PaymentException = z.infer<typeof paymentException>;
+
+export const ledgerPayment = z.object({
+  _id: z.string(),
+  /** The M-Pesa receipt, trimmed and upper case; null while a query-settled payment awaits it. */
+  receipt: z.string().nullable(),
+  /** What M-Pesa charged, in shillings (whole for STK, as Daraja reports it otherwise). */
+  amount: z.number(),
+  /** Masked for shoppers (0712 *** 678); the admin screen shows it whole. */
+  phone: z.string().nullable(),
+  source: paymentSource,
+  orderId: z.string().nullable(),
+  status: ledgerStatus,
+  exception: paymentException.nullable(),
+  /** When M-Pesa says it happened, else when the shop learned of it. */
+  receivedAt: z.string(),
+  /** The admin's note when an exception was resolved. */
+  note: z.string().nullable(),
+});
+export type LedgerPayment = z.infer<typeof ledgerPayment>;
+
+export const ledgerFilter = z.enum(['all', 'exception', 'unmatched']);
+export type LedgerFilter = z.infer<typeof ledgerFilter>;
+
+export const ledgerPage = z.object({
+  payments: z.array(ledgerPayment),
+  page: z.number(),
+  pages: z.number(),
+});
+export type LedgerPage = z.infer<typeof ledgerPage>;
+
+/** For the Admin menu's badge. */
+export const ledgerSummary = z.object({ openExceptions: z.number() });
+export type LedgerSummary = z.infer<typeof ledgerSummary>;
+
+const receiptField = z
+  .string({ error: 'Enter the M-Pesa receipt number' })
+  .trim()
+  .toUpperCase()
+  .regex(/^[A-Z0-9]{8,20}$/, { error: 'An M-Pesa receipt is 8 to 20 letters and digits, like SKL4A7K2QZ' });
+
+/** An admin records a payment from the merchant's M-Pesa statement. */
+export const manualPaymentBody = z.object({
+  orderId: entityId,
+  receipt: receiptField,
+  amount: z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v),
+    z.number({ error: 'Amount must be a number' }).positive({ error: 'Amount must be more than 0' }).max(1_000_000),
+  ),
+  phoneNumber: z.string().trim().max(20).optional(),
+  phone: z.string().trim().max(20).optional(),
+});
+export type ManualPaymentBody = z.infer<typeof manualPaymentBody>;
+
+export const assignPaymentBody = z.object({ orderId: entityId });
+export const resolvePaymentBody = z.object({
+  note: z.string({ error: 'Write a note' }).trim().min(1, { error: 'Write a note' }).max(500),
+});
