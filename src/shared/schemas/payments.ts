@@ -35,17 +35,6 @@ export const paymentAttempt = z.object({
 });
 export type PaymentAttempt = z.infer<typeof paymentAttempt>;
 
-/** What the order page shows about paying: the order's state and its latest prompt. */
-export const paymentStatus = z.object({
-  orderId: z.string(),
-  isPaid: z.boolean(),
-  paidAt: z.string().nullable(),
-  receipt: z.string().nullable(),
-  /** The whole shillings M-Pesa charges for this order (its total rounded up). */
-  amountDue: z.number(),
-  lastAttempt: paymentAttempt.nullable(),
-});
-export type PaymentStatus = z.infer<typeof paymentStatus>;
 
 /**
  * The payment ledger: every M-Pesa payment the shop learns of, once, keyed by its receipt.
@@ -109,7 +98,6 @@ export const manualPaymentBody = z.object({
     (v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v),
     z.number({ error: 'Amount must be a number' }).positive({ error: 'Amount must be more than 0' }).max(1_000_000),
   ),
-  phoneNumber: z.string().trim().max(20).optional(),
   phone: z.string().trim().max(20).optional(),
 });
 export type ManualPaymentBody = z.infer<typeof manualPaymentBody>;
@@ -118,3 +106,19 @@ export const assignPaymentBody = z.object({ orderId: entityId });
 export const resolvePaymentBody = z.object({
   note: z.string({ error: 'Write a note' }).trim().min(1, { error: 'Write a note' }).max(500),
 });
+
+/** What the order page shows about paying: the order's state and its latest prompt. */
+export const paymentStatus = z.object({
+  orderId: z.string(),
+  isPaid: z.boolean(),
+  paidAt: z.string().nullable(),
+  receipt: z.string().nullable(),
+  /** The whole shillings M-Pesa charges for this order (its total rounded up). */
+  amountDue: z.number(),
+  lastAttempt: paymentAttempt.nullable(),
+  /** Every M-Pesa payment recorded against the order, oldest first (phones masked). */
+  payments: z.array(ledgerPayment),
+  /** What M-Pesa charged for the payments that credited this order, in shillings. */
+  amountPaid: z.number(),
+});
+export type PaymentStatus = z.infer<typeof paymentStatus>;
