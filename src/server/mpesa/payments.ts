@@ -96,6 +96,8 @@ export async function paymentStatus(db: Db, viewer: SessionUser, orderId: string
     receipt: order.mpesaReceipt,
     amountDue: amountDue(order.totalCents),
     lastAttempt: last ? toAttemptJson(last) : null,
+    payments: [],
+    amountPaid: 0,
   };
 }
 
