@@ -19,6 +19,7 @@ import sessions from './plugins/sessions.js';
 import webApp from './plugins/web.js';
 import xsrf from './plugins/xsrf.js';
 import adminRoutes from './routes/admin.js';
+import adminPaymentRoutes from './routes/admin-payments.js';
 import healthRoutes from './routes/health.js';
 import imageRoutes from './routes/images.js';
 import orderRoutes from './routes/orders.js';
@@ -116,7 +117,12 @@ export async function buildApp({ config, database, notify, logger, payments, cac
   await app.register(userRoutes, { db, config, notify });
   await app.register(orderRoutes, { db, notify });
   await app.register(adminRoutes, { db });
-  await app.register(paymentRoutes, { ...payments, promptsPerUser: config.mpesa.promptsPerUser });
+  await app.register(paymentRoutes, {
+    ...payments,
+    promptsPerUser: config.mpesa.promptsPerUser,
+    callbackAllowedIps: config.mpesa.callbackAllowedIps,
+  });
+  await app.register(adminPaymentRoutes, { db, notify });
   await app.register(uploadRoutes, { db });
   await app.register(webApp, { webDir: config.webDir, apiNotFound: sendNotFound, answers });
 

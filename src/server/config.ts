@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { webDistDir } from './paths.js';
@@ -44,6 +45,15 @@ export interface MpesaConfig {
    * reconciler can query a prompt another worker sent.
    */
   simulatorUrl: string | undefined;
+  /** How long one Daraja HTTP call may take before its answer counts as lost. */
+  httpTimeoutMs: number;
+  /**
+   * Re-check every success callback with an STK query before crediting it, so that a forged
+   * callback through a leaked URL pays nothing.
+   */
+  confirmCallbacks: boolean;
+  /** When set, callbacks from other addresses are kept but never acted on. */
+  callbackAllowedIps: string[] | undefined;
 }
 
 export interface AppConfig {
@@ -152,7 +162,19 @@ function loadMpesaConfig(env: Env): MpesaConfig {
     promptsPerUser: rule(env, 'RATE_LIMIT_STKPUSH', 5, 10 * 60_000),
     simulatorDelayMs: integer(env, 'MPESA_SIMULATOR_DELAY_MS', 3000),
     simulatorUrl: simulator ? env.MPESA_SIMULATOR_URL?.replace(/\/+$/, '') || undefined : undefined,
+    httpTimeoutMs: integer(env, 'MPESA_HTTP_TIMEOUT_MS', 10_000),
+    confirmCallbacks: flag(env, 'MPESA_CONFIRM_CALLBACKS', true),
+    callbackAllowedIps: allowedIps(env.MPESA_CALLBACK_ALLOWED_IPS),
   };
+  if (config.httpTimeoutMs < 1) throw new Error('MPESA_HTTP_TIMEOUT_MS must be at least 1');
+  if (mode === 'production') {
+    const base = config.callbackBaseUrl ?? env.PUBLIC_URL ?? '';
+    if (!/^https:\/\//i.test(base)) {
+      throw new Error(
+        'MPESA_ENV=production needs an https callback: set MPESA_CALLBACK_BASE_URL (or PUBLIC_URL) to an https:// address',
+      );
+    }
+  }
   if (!simulator) {
     const missing = (['consumerKey', 'consumerSecret', 'shortcode', 'passkey'] as const).filter((k) => !config[k]);
     if (missing.length > 0) {
@@ -163,6 +185,15 @@ function loadMpesaConfig(env: Env): MpesaConfig {
     if (transactionType === 'till' && !config.tillNumber) throw new Error('MPESA_TRANSACTION_TYPE=till needs MPESA_TILL_NUMBER');
   }
   return config;
+}
+
+/** MPESA_CALLBACK_ALLOWED_IPS: addresses separated by commas or spaces; unset means any. */
+function allowedIps(raw: string | undefined): string[] | undefined {
+  const list = raw?.split(/[\s,]+/).filter(Boolean) ?? [];
+  for (const ip of list) {
+    if (!isIP(ip)) throw new Error(`MPESA_CALLBACK_ALLOWED_IPS must list IP addresses, got "${ip}"`);
+  }
+  return list.length > 0 ? list : undefined;
 }
 
 function smtpUrl(raw: string | undefined): string | undefined {

@@ -59,6 +59,17 @@ export function paymentOutcomeOf(resultCode: string): PaymentOutcome {
   return 'failed';
 }
 
+/** Payments the ledger recorded as exceptions, by reason, since the process started. */
+export const paymentExceptionsRaised = new Counter({
+  name: 'duka_payment_exceptions_raised_total',
+  help: 'M-Pesa payments recorded as exceptions (double payment, unmatched, short, receipt missing, …)',
+  labelNames: ['reason'] as const,
+});
+
+export function countPaymentException(reason: string): void {
+  paymentExceptionsRaised.inc({ reason });
+}
+
 export const dbQueries = new Counter({
   name: 'duka_db_queries_total',
   help: 'SQL statements sent to the database (BEGIN and COMMIT count too)',
@@ -73,6 +84,8 @@ export function countDbQuery(): void {
 export interface MetricsSource {
   /** Messages in the mail queue by status. */
   mailQueueDepth(): Promise<Record<string, number>>;
+  /** Open M-Pesa payment exceptions by reason, from the ledger. */
+  openPaymentExceptions(): Promise<Record<string, number>>;
   /** Database connections: total, idle, and requests waiting for one. */
   dbPool(): { total: number; idle: number; waiting: number };
 }
@@ -106,6 +119,26 @@ new Gauge({
         for (const [status, n] of Object.entries(depth.value)) total[status] = (total[status] ?? 0) + n;
     }
     for (const [status, n] of Object.entries(total)) this.set({ status }, n);
+  },
+});
+
+const EXCEPTION_REASONS = ['double_payment', 'unmatched', 'amount_short', 'receipt_missing', 'unconfirmed'];
+
+new Gauge({
+  name: 'duka_payment_exceptions',
+  help: 'Open M-Pesa payment exceptions waiting for the merchant, by reason, read from the ledger at scrape time',
+  labelNames: ['reason'] as const,
+  // Every worker reads the same ledger: the cluster figure is one worker's, not the sum.
+  aggregator: 'max',
+  async collect() {
+    this.reset();
+    const counts = await Promise.allSettled([...sources].map((s) => s.openPaymentExceptions()));
+    if (counts.some((c) => c.status === 'rejected')) return;
+    const total: Record<string, number> = Object.fromEntries(EXCEPTION_REASONS.map((r) => [r, 0]));
+    for (const c of counts) {
+      if (c.status === 'fulfilled') for (const [reason, n] of Object.entries(c.value)) total[reason] = (total[reason] ?? 0) + n;
+    }
+    for (const [reason, n] of Object.entries(total)) this.set({ reason }, n);
   },
 });
 

@@ -15,6 +15,7 @@ import type { AppConfig } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { seedShop } from './db/seed.js';
 import { importLegacyUploads } from './domain/images.js';
+import { openExceptionCounts } from './domain/payments/ledger.js';
 import { outboxTransport, smtpTransport } from './mail/mailer.js';
 import { createNotifications } from './mail/notifications.js';
 import { MailWorker, mailQueueDepth } from './mail/queue.js';
@@ -117,7 +118,11 @@ export async function startShop(config: AppConfig, options: { database?: Databas
   let mpesa: MpesaRuntime | undefined;
   let mailWorker: MailWorker | undefined;
   let redis: Redis | undefined;
-  const unwatch = watchShop({ mailQueueDepth: () => mailQueueDepth(database.db), dbPool: () => database.poolStats() });
+  const unwatch = watchShop({
+    mailQueueDepth: () => mailQueueDepth(database.db),
+    openPaymentExceptions: () => openExceptionCounts(database.db),
+    dbPool: () => database.poolStats(),
+  });
   try {
     if (config.redisUrl) redis = await connectRedis(config.redisUrl, log);
     await database.withStartupLock(async () => {

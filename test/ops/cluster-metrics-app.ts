@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import Fastify from 'fastify';
 import { openDatabase } from '../../src/server/db/client.js';
+import { openExceptionCounts } from '../../src/server/domain/payments/ledger.js';
 import { enqueueMail, mailQueueDepth } from '../../src/server/mail/queue.js';
 import { ordersPlaced, setupClusterMetrics, watchShop } from '../../src/server/metrics.js';
 import metrics from '../../src/server/plugins/metrics.js';
@@ -37,7 +38,11 @@ if (cluster.isPrimary) {
       html: '<p>Thanks</p>',
     });
   }
-  watchShop({ mailQueueDepth: () => mailQueueDepth(database.db), dbPool: () => database.poolStats() });
+  watchShop({
+    mailQueueDepth: () => mailQueueDepth(database.db),
+    openPaymentExceptions: () => openExceptionCounts(database.db),
+    dbPool: () => database.poolStats(),
+  });
   const app = Fastify();
   app.addHook('onSend', async (_request, reply) => {
     reply.header('x-worker', String(process.pid));

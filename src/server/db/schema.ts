@@ -205,7 +205,7 @@ export const paymentAttempts = pgTable(
     amount: integer('amount').notNull(),
     merchantRequestId: text('merchant_request_id'),
     checkoutRequestId: text('checkout_request_id'),
-    /** pending | paid | failed | timed_out | rejected */
+    /** pending | unknown (Daraja's answer was lost) | paid | failed | timed_out | rejected */
     status: text('status').notNull().default('pending'),
     resultCode: text('result_code'),
     resultDesc: text('result_desc'),
@@ -256,6 +256,73 @@ export const mailQueue = pgTable(
     index('mail_queue_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'queued'`),
     index('mail_queue_latest_idx').on(t.createdAt.desc()),
   ],
+);
+
+/**
+ * The M-Pesa ledger: every payment the shop learns of, once, from any source (STK callback, STK
+ * query, C2B confirmation, an admin's entry). Rows are never deleted, and no foreign key cascades
+ * into them: an order with a payment cannot be deleted (src/server/domain/payments/ledger.ts).
+ */
+export const mpesaPayments = pgTable(
+  'mpesa_payments',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    /** Trimmed and upper case; null only while a query-settled payment waits for its callback. */
+    receipt: text('receipt'),
+    /** What M-Pesa moved, in cents (STK amounts are whole shillings; C2B may carry cents). */
+    amountCents: integer('amount_cents').notNull(),
+    /** 2547XXXXXXXX as M-Pesa reported it, when it did. */
+    phone: text('phone'),
+    /** stk_callback | stk_query | c2b | manual */
+    source: text('source').notNull(),
+    orderId: uuid('order_id').references(() => orders.id, { onDelete: 'restrict' }),
+    /** The prompt it answered, when it came from an STK push. */
+    checkoutRequestId: text('checkout_request_id'),
+    /** credited | exception | resolved | refund_pending | refunded */
+    status: text('status').notNull(),
+    /** Why it needs the merchant: double_payment | unmatched | amount_short | receipt_missing | …; null when none. */
+    exception: text('exception'),
+    note: text('note'),
+    /** The body Daraja sent, as received; null for an admin's entry. */
+    raw: text('raw'),
+    /** When M-Pesa says the payment happened. */
+    transactionAt: timestamp('transaction_at', { withTimezone: true, mode: 'date' }),
+    recordedBy: uuid('recorded_by').references(() => users.id, { onDelete: 'set null' }),
+    resolvedAt: timestamp('resolved_at', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('mpesa_payments_receipt_key').on(t.receipt),
+    uniqueIndex('mpesa_payments_checkout_key').on(t.checkoutRequestId),
+    index('mpesa_payments_order_idx').on(t.orderId),
+    index('mpesa_payments_latest_idx').on(t.createdAt.desc()),
+    index('mpesa_payments_open_idx')
+      .on(t.createdAt.desc())
+      .where(sql`${t.exception} is not null and ${t.status} in ('exception', 'credited')`),
+    check('mpesa_payments_amount_positive', sql`${t.amountCents} > 0`),
+  ],
+);
+
+/**
+ * Every body posted to the Daraja callback URLs, stored before the shop acts on it so that no
+ * callback is lost to a crash or a bug; one not yet processed is retried by the reconciler.
+ */
+export const mpesaCallbacks = pgTable(
+  'mpesa_callbacks',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    /** stk (later: c2b_validation, c2b_confirmation, …) */
+    kind: text('kind').notNull(),
+    body: text('body').notNull(),
+    remoteIp: text('remote_ip'),
+    /** Null until handled; then what became of it (credited, duplicate, refused_ip, unconfirmed, …). */
+    outcome: text('outcome'),
+    processedAt: timestamp('processed_at', { withTimezone: true, mode: 'date' }),
+    attempts: integer('attempts').notNull().default(0),
+    receivedAt: createdAt(),
+  },
+  (t) => [index('mpesa_callbacks_unprocessed_idx').on(t.receivedAt).where(sql`${t.processedAt} is null`)],
 );
 
 /** Fixed-window counters shared by every instance (used when no Redis is configured). */

@@ -7,6 +7,7 @@ import type { Db, Queryable } from '../db/client.js';
 import { orderItems, orders, products, users } from '../db/schema.js';
 import { badRequest, notFound } from '../errors.js';
 import type { Notifications } from '../mail/notifications.js';
+import { assertOrderHasNoPayments } from './payments/ledger.js';
 import type { SessionUser } from './sessions.js';
 
 type OrderRow = typeof orders.$inferSelect;
@@ -192,11 +193,15 @@ export function listAllOrders(
   );
 }
 
-/** Deleting an order that has not been delivered puts its units back on the shelf. */
+/**
+ * Deleting an order that has not been delivered puts its units back on the shelf. An order any
+ * M-Pesa payment names is refused (409): the ledger keeps every shilling and what it paid.
+ */
 export async function deleteOrder(db: Db, id: string): Promise<void> {
   await db.transaction(async (tx) => {
     const [order] = await tx.select({ isDelivered: orders.isDelivered }).from(orders).where(eq(orders.id, id)).for('update');
     if (!order) throw notFound(ORDER_NOT_FOUND);
+    await assertOrderHasNoPayments(tx, id);
     if (!order.isDelivered) {
       const lines = await tx
         .select({ productId: orderItems.productId, qty: orderItems.qty })

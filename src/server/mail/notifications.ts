@@ -10,7 +10,8 @@ import { orderDeliveredMail, orderPaidMail, orderPlacedMail, passwordResetMail }
 export interface Notifications {
   passwordReset(q: Queryable, to: string, name: string, link: string): Promise<void>;
   orderPlaced(q: Queryable, order: Order): Promise<void>;
-  orderPaid(q: Queryable, order: Order): Promise<void>;
+  /** `amountPaid`: the shillings M-Pesa charged, when the payment came through M-Pesa. */
+  orderPaid(q: Queryable, order: Order, amountPaid?: number): Promise<void>;
   orderDelivered(q: Queryable, order: Order): Promise<void>;
 }
 
@@ -26,9 +27,9 @@ export function createNotifications(shopUrl: string, queued: () => void): Notifi
       await enqueueMail(q, 'order_placed', orderPlacedMail(order, shopUrl));
       queued();
     },
-    async orderPaid(q, order) {
+    async orderPaid(q, order, amountPaid) {
       if (!order.user) return;
-      await enqueueMail(q, 'order_paid', orderPaidMail(order, shopUrl));
+      await enqueueMail(q, 'order_paid', orderPaidMail(order, shopUrl, amountPaid));
       queued();
     },
     async orderDelivered(q, order) {

@@ -367,8 +367,11 @@ export function orderPlacedMail(order: Order, shopUrl: string): MailMessage {
   return { to: user.email, subject, text, html };
 }
 
-/** Sent when an order's payment is recorded, with the M-Pesa receipt when there is one. */
-export function orderPaidMail(order: Order, shopUrl: string): MailMessage {
+/**
+ * Sent when an order's payment is recorded, with the M-Pesa receipt when there is one. The amount
+ * is what M-Pesa charged (whole shillings), not the total with its cents.
+ */
+export function orderPaidMail(order: Order, shopUrl: string, amountPaid: number = order.totalPrice): MailMessage {
   const user = customerOf(order);
   const base = baseUrl(shopUrl);
   const short = shortOrderId(order);
@@ -376,7 +379,7 @@ export function orderPaidMail(order: Order, shopUrl: string): MailMessage {
   const subject = `Payment received for your ${SHOP_NAME} order ${short}`;
   const facts: [string, string][] = [
     ['Order', short],
-    ['Amount paid', formatKsh(order.totalPrice)],
+    ['Amount paid', formatKsh(amountPaid)],
     ...(order.paidAt ? ([['Paid on', day(order.paidAt)]] as [string, string][]) : []),
     ['Payment method', 'M-Pesa'],
     ...(order.mpesaReceipt ? ([['M-Pesa receipt', order.mpesaReceipt]] as [string, string][]) : []),
@@ -396,7 +399,7 @@ export function orderPaidMail(order: Order, shopUrl: string): MailMessage {
 
   const html = layout({
     title: subject,
-    preheader: `We have received ${formatKsh(order.totalPrice)} for order ${short}.${order.mpesaReceipt ? ` M-Pesa receipt: ${order.mpesaReceipt}` : ''}`,
+    preheader: `We have received ${formatKsh(amountPaid)} for order ${short}.${order.mpesaReceipt ? ` M-Pesa receipt: ${order.mpesaReceipt}` : ''}`,
     shopUrl: base,
     reason: `You get this e-mail because you paid for an order at ${SHOP_NAME}.`,
     body: [

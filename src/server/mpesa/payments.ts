@@ -1,21 +1,28 @@
-import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { formatKsh } from '../../shared/money.js';
 import { maskMsisdn, normaliseMsisdn } from '../../shared/phone.js';
 import type { PaymentAttempt, PaymentStatus, StkPushBody } from '../../shared/schemas/payments.js';
-import type { Db } from '../db/client.js';
-import { orders, paymentAttempts } from '../db/schema.js';
-import { loadExistingOrder } from '../domain/orders.js';
+import type { Db, Queryable } from '../db/client.js';
+import { mpesaCallbacks, mpesaPayments, orders, paymentAttempts } from '../db/schema.js';
+import { type LedgerRow, paymentsOfOrder, recordPayment, toLedgerJson } from '../domain/payments/ledger.js';
 import type { SessionUser } from '../domain/sessions.js';
 import { AppError, badRequest, notFound } from '../errors.js';
 import type { Notifications } from '../mail/notifications.js';
 import { countPayment, paymentOutcomeOf } from '../metrics.js';
-import { type DarajaClient, DarajaError, type ParsedStkCallback, type StkQueryResult } from './daraja-client.js';
+import {
+  type DarajaClient,
+  DarajaError,
+  type ParsedStkCallback,
+  parseStkCallback,
+  type StkQueryResult,
+} from './daraja-client.js';
 
 /**
- * Paying an order with M-Pesa: record the prompt, ask Daraja to send it, and settle the order
- * from the callback or, when no callback comes, from an STK query. Every step is idempotent:
- * one terminal state per prompt, one credit per receipt, the order paid once.
+ * Paying an order with M-Pesa STK push: record the prompt, ask Daraja to send it, take in the
+ * callback (stored as received before anything else), confirm a success with an STK query, and
+ * hand every payment to the ledger (domain/payments/ledger.ts), which decides what it does to the
+ * order. When no callback comes, the reconciler asks Daraja with an STK query.
  */
 
 export interface PaymentDeps {
@@ -26,6 +33,10 @@ export interface PaymentDeps {
   callbackUrl: () => string;
   log: FastifyBaseLogger;
   promptCooldownMs: number;
+  /** A lost push answer is matched to a later callback within this window. */
+  giveUpAfterMs: number;
+  /** Re-check each success callback with an STK query before crediting it. */
+  confirmCallbacks: boolean;
 }
 
 type AttemptRow = typeof paymentAttempts.$inferSelect;
@@ -55,6 +66,8 @@ export function failureReason(resultCode: string | null, resultDesc: string | nu
       return 'M-Pesa limits repeated requests. Wait two minutes and try again.';
     case 'no_answer':
       return 'No answer came from M-Pesa for this prompt.';
+    case 'lost_answer':
+      return 'M-Pesa did not confirm this prompt. If it reached your phone, enter your PIN; if not, try again after a minute.';
     default:
       return `M-Pesa could not complete the payment (${resultCode}${resultDesc ? `: ${resultDesc}` : ''}).`;
   }
@@ -89,6 +102,8 @@ export async function paymentStatus(db: Db, viewer: SessionUser, orderId: string
     .where(eq(paymentAttempts.orderId, orderId))
     .orderBy(desc(paymentAttempts.createdAt))
     .limit(1);
+  const payments = await paymentsOfOrder(db, orderId);
+  const credited = payments.filter((p) => p.status === 'credited');
   return {
     orderId,
     isPaid: order.isPaid,
@@ -96,8 +111,8 @@ export async function paymentStatus(db: Db, viewer: SessionUser, orderId: string
     receipt: order.mpesaReceipt,
     amountDue: amountDue(order.totalCents),
     lastAttempt: last ? toAttemptJson(last) : null,
-    payments: [],
-    amountPaid: 0,
+    payments: payments.map((p) => toLedgerJson(p, viewer.isAdmin ? 'admin' : 'owner')),
+    amountPaid: credited.reduce((sum, p) => sum + p.amountCents, 0) / 100,
   };
 }
 
@@ -134,7 +149,8 @@ export async function requestPayment(deps: PaymentDeps, customer: SessionUser, b
       .where(
         and(
           eq(paymentAttempts.orderId, order.id),
-          eq(paymentAttempts.status, 'pending'),
+          // An unknown prompt (its answer lost) may still be on the phone, like a pending one.
+          inArray(paymentAttempts.status, ['pending', 'unknown']),
           sql`${paymentAttempts.createdAt} > now() - ${deps.promptCooldownMs} * interval '1 millisecond'`,
         ),
       )
@@ -192,123 +208,339 @@ export async function requestPayment(deps: PaymentDeps, customer: SessionUser, b
         );
       throw badRequest(error.message, aboutThePhone ? 'phoneNumber' : undefined);
     }
-    // Unknown outcome (network, Daraja down): the attempt stays pending without a CheckoutRequestID
-    // and is given up by the reconciler; the shopper may try again after the cool-down.
+    // Unknown outcome (a timeout, a dropped connection): the prompt may be on the phone all the
+    // same. It stays unknown, never failed; a later callback is matched to it by phone and amount.
     log.warn({ err: error, orderId: order.id }, 'M-Pesa prompt failed');
     countPayment('prompt_error');
     if (error instanceof DarajaError && error.kind === 'network') {
-      throw new AppError(502, 'We could not reach M-Pesa. Please try again in a minute.');
+      await db
+        .update(paymentAttempts)
+        .set({ status: 'unknown', resultCode: 'lost_answer', resultDesc: error.message, updatedAt: sql`now()` })
+        .where(and(eq(paymentAttempts.id, attemptId), eq(paymentAttempts.status, 'pending')));
+      throw new AppError(
+        502,
+        'M-Pesa did not answer in time. The prompt may still reach your phone: if it does, enter your PIN. If no prompt comes, try again in a minute.',
+      );
     }
+    // Daraja answered that it could not take the request: nothing reached the phone.
+    await db
+      .update(paymentAttempts)
+      .set({
+        status: 'failed',
+        resultCode: 'unavailable',
+        resultDesc: error instanceof Error ? error.message : null,
+        updatedAt: sql`now()`,
+      })
+      .where(and(eq(paymentAttempts.id, attemptId), eq(paymentAttempts.status, 'pending')));
     throw new AppError(503, 'M-Pesa is not available right now. Please try again in a few minutes.');
   }
 }
 
-/**
- * Applies an outcome to a prompt, at most once. A success must match the amount asked for and
- * carry a receipt (when it comes from a callback); it marks the order paid if it is not already.
- */
-async function settle(
-  deps: Pick<PaymentDeps, 'db' | 'log' | 'notify'>,
+// ------------------------------------------------------------------------------------------------
+// Callbacks: stored as received, then acted on. One that cannot be acted on yet stays unprocessed
+// and the reconciler tries it again, so a crash, a bug or Daraja being busy loses nothing.
+// ------------------------------------------------------------------------------------------------
+
+type CallbackRow = typeof mpesaCallbacks.$inferSelect;
+
+/** How many times an unconfirmable success is retried before it is put in front of the merchant. */
+const MAX_CONFIRM_TRIES = 5;
+
+/** Stores an STK callback body exactly as it came, before anything is done with it. */
+export async function storeCallback(db: Db, body: unknown, remoteIp: string, outcome?: string): Promise<CallbackRow> {
+  const text = typeof body === 'string' ? body : JSON.stringify(body ?? null);
+  const [row] = await db
+    .insert(mpesaCallbacks)
+    .values({ kind: 'stk', body: text, remoteIp, ...(outcome && { outcome, processedAt: sql`now()` }) })
+    .returning();
+  if (!row) throw new Error('callback insert returned nothing');
+  return row;
+}
+
+async function finishCallback(db: Queryable, id: string, outcome: string): Promise<void> {
+  await db
+    .update(mpesaCallbacks)
+    .set({ outcome, processedAt: sql`now()`, attempts: sql`${mpesaCallbacks.attempts} + 1` })
+    .where(eq(mpesaCallbacks.id, id));
+}
+
+/** The prompt a result belongs to, locked; a lost-answer prompt is found by phone and amount. */
+async function findAttemptFor(
+  tx: Queryable,
+  deps: Pick<PaymentDeps, 'giveUpAfterMs'>,
+  callback: ParsedStkCallback,
+): Promise<AttemptRow | undefined> {
+  const [known] = await tx
+    .select()
+    .from(paymentAttempts)
+    .where(eq(paymentAttempts.checkoutRequestId, callback.checkoutRequestId))
+    .for('update');
+  if (known) return known;
+  const phone = callback.phone ? normaliseMsisdn(callback.phone) : null;
+  if (callback.resultCode !== '0' || !phone || callback.amount === null) return undefined;
+  // The push's answer never reached the shop (or has not yet): the one open prompt from this
+  // phone for this amount is the one this callback answers. None, or several, cannot be told.
+  const candidates = await tx
+    .select()
+    .from(paymentAttempts)
+    .where(
+      and(
+        isNull(paymentAttempts.checkoutRequestId),
+        inArray(paymentAttempts.status, ['pending', 'unknown']),
+        eq(paymentAttempts.phone, phone),
+        eq(paymentAttempts.amount, callback.amount),
+        gt(paymentAttempts.createdAt, new Date(Date.now() - deps.giveUpAfterMs)),
+      ),
+    )
+    .limit(2)
+    .for('update');
+  if (candidates.length !== 1 || !candidates[0]) return undefined;
+  const [matched] = await tx
+    .update(paymentAttempts)
+    .set({ checkoutRequestId: callback.checkoutRequestId, merchantRequestId: callback.merchantRequestId })
+    .where(eq(paymentAttempts.id, candidates[0].id))
+    .returning();
+  return matched;
+}
+
+/** A prompt that was paid; its receipt is kept when known. A payment never un-pays a prompt. */
+async function markAttemptPaid(tx: Queryable, attempt: AttemptRow, settledBy: 'callback' | 'query', receipt: string | null) {
+  await tx
+    .update(paymentAttempts)
+    .set({
+      status: 'paid',
+      resultCode: '0',
+      settledBy: attempt.status === 'paid' ? attempt.settledBy : settledBy,
+      ...(receipt && !attempt.mpesaReceipt && { mpesaReceipt: receipt }),
+      updatedAt: sql`now()`,
+    })
+    .where(eq(paymentAttempts.id, attempt.id));
+}
+
+/** A result that is not a payment: it only moves a prompt that has not been paid. */
+async function applyFailure(
+  deps: Pick<PaymentDeps, 'db' | 'log' | 'giveUpAfterMs'>,
   checkoutRequestId: string,
-  outcome: {
-    resultCode: string;
-    resultDesc: string;
-    amount: number | null;
-    receipt: string | null;
-    transactionDate: Date | null;
-    phone: string | null;
-  },
+  resultCode: string,
+  resultDesc: string,
   settledBy: 'callback' | 'query',
-): Promise<'settled' | 'ignored'> {
-  const { db, log } = deps;
-  return db.transaction(async (tx) => {
+): Promise<'failure' | 'ignored'> {
+  return deps.db.transaction(async (tx) => {
     const [attempt] = await tx
       .select()
       .from(paymentAttempts)
       .where(eq(paymentAttempts.checkoutRequestId, checkoutRequestId))
       .for('update');
-    if (!attempt) {
-      log.warn({ checkoutRequestId, settledBy }, 'M-Pesa result for an unknown CheckoutRequestID ignored');
-      return 'ignored';
-    }
-    if (attempt.status !== 'pending' && attempt.status !== 'timed_out') {
-      log.info(
-        { checkoutRequestId, status: attempt.status, settledBy },
-        'M-Pesa result for a settled prompt ignored (duplicate or late)',
-      );
-      return 'ignored';
-    }
-    if (outcome.resultCode === '0') {
-      if (
-        settledBy === 'callback' &&
-        (outcome.amount === null || Math.round(outcome.amount) !== attempt.amount || !outcome.receipt)
-      ) {
-        log.warn(
-          { checkoutRequestId, expected: attempt.amount, got: outcome.amount },
-          'M-Pesa success with a wrong amount or no receipt ignored',
-        );
-        return 'ignored';
-      }
-      if (outcome.receipt) {
-        const [used] = await tx
-          .select({ id: paymentAttempts.id })
-          .from(paymentAttempts)
-          .where(eq(paymentAttempts.mpesaReceipt, outcome.receipt));
-        if (used) {
-          log.warn({ checkoutRequestId, receipt: outcome.receipt }, 'M-Pesa receipt already credited; ignored');
-          return 'ignored';
-        }
-      }
-      await tx
-        .update(paymentAttempts)
-        .set({
-          status: 'paid',
-          resultCode: '0',
-          resultDesc: outcome.resultDesc,
-          mpesaReceipt: outcome.receipt,
-          transactionDate: outcome.transactionDate,
-          settledBy,
-          updatedAt: sql`now()`,
-        })
-        .where(eq(paymentAttempts.id, attempt.id));
-      const nowPaid = await tx
-        .update(orders)
-        .set({ isPaid: true, paidAt: sql`now()`, mpesaReceipt: outcome.receipt, updatedAt: sql`now()` })
-        .where(and(eq(orders.id, attempt.orderId), eq(orders.isPaid, false)))
-        .returning({ id: orders.id });
-      if (nowPaid.length > 0) await deps.notify.orderPaid(tx, await loadExistingOrder(tx, attempt.orderId));
-      log.info({ orderId: attempt.orderId, checkoutRequestId, receipt: outcome.receipt, settledBy }, 'order paid with M-Pesa');
-      countPayment('paid');
-      return 'settled';
-    }
-    const status = NOT_DEFINITE.has(outcome.resultCode) ? 'timed_out' : 'failed';
-    if (attempt.status === status && attempt.resultCode === outcome.resultCode) return 'ignored';
+    if (!attempt || !['pending', 'unknown', 'timed_out'].includes(attempt.status)) return 'ignored';
+    const status = NOT_DEFINITE.has(resultCode) ? 'timed_out' : 'failed';
+    if (attempt.status === status && attempt.resultCode === resultCode) return 'ignored';
     await tx
       .update(paymentAttempts)
-      .set({ status, resultCode: outcome.resultCode, resultDesc: outcome.resultDesc, settledBy, updatedAt: sql`now()` })
+      .set({ status, resultCode, resultDesc, settledBy, updatedAt: sql`now()` })
       .where(eq(paymentAttempts.id, attempt.id));
-    log.info(
-      { orderId: attempt.orderId, checkoutRequestId, resultCode: outcome.resultCode, settledBy },
-      'M-Pesa prompt not paid',
-    );
-    countPayment(paymentOutcomeOf(outcome.resultCode));
-    return 'settled';
+    deps.log.info({ orderId: attempt.orderId, checkoutRequestId, resultCode, settledBy }, 'M-Pesa prompt not paid');
+    countPayment(paymentOutcomeOf(resultCode));
+    return 'failure';
   });
 }
 
-export function settleCallback(deps: Pick<PaymentDeps, 'db' | 'log' | 'notify'>, callback: ParsedStkCallback) {
-  return settle(deps, callback.checkoutRequestId, callback, 'callback');
+/** Hands a success to the ledger, against the order of the prompt it answers (if any is found). */
+async function creditSuccess(
+  deps: Pick<PaymentDeps, 'db' | 'log' | 'notify' | 'giveUpAfterMs'>,
+  callback: ParsedStkCallback & { amount: number; receipt: string },
+  raw: string,
+  exception?: 'unconfirmed',
+): Promise<string> {
+  return deps.db.transaction(async (tx) => {
+    const attempt = exception ? undefined : await findAttemptFor(tx, deps, callback);
+    const phone = callback.phone ? (normaliseMsisdn(callback.phone) ?? callback.phone) : null;
+    const incoming = {
+      receipt: callback.receipt,
+      amountCents: Math.round(callback.amount * 100),
+      phone,
+      source: 'stk_callback' as const,
+      checkoutRequestId: exception ? null : callback.checkoutRequestId,
+      raw,
+      transactionAt: callback.transactionDate,
+    };
+    const outcome = await recordPayment(tx, deps, incoming, attempt?.orderId ?? null);
+    if (exception && outcome.kind === 'exception') {
+      // Kept for the merchant to check against the M-Pesa statement; it pays no order.
+      await tx
+        .update(mpesaPayments)
+        .set({ exception, orderId: null, status: 'exception' })
+        .where(eq(mpesaPayments.id, outcome.payment.id));
+    }
+    if (attempt) await markAttemptPaid(tx, attempt, 'callback', callback.receipt);
+    if (outcome.kind !== 'duplicate') countPayment('paid');
+    return outcome.kind;
+  });
 }
 
 /**
- * Confirms prompts whose callback has not come, with an STK query. Each instance claims a few
- * due attempts with SKIP LOCKED, so with several instances each prompt is queried by one.
+ * Acts on one stored callback. Returns what became of it, or null when it must be tried again
+ * (its success could not be confirmed yet).
+ */
+export async function processCallback(deps: PaymentDeps, stored: CallbackRow): Promise<string | null> {
+  const { db, log } = deps;
+  const callback = parseStkCallback(stored.body);
+  if (!callback) {
+    log.warn({ callbackId: stored.id }, 'M-Pesa callback that is not an STK result kept, not acted on');
+    await finishCallback(db, stored.id, 'not_stk_result');
+    return 'not_stk_result';
+  }
+  if (callback.resultCode !== '0') {
+    const outcome = await applyFailure(deps, callback.checkoutRequestId, callback.resultCode, callback.resultDesc, 'callback');
+    await finishCallback(db, stored.id, outcome);
+    return outcome;
+  }
+  const { amount, receipt } = callback;
+  if (amount === null || receipt === null || amount <= 0) {
+    // A success without its receipt or amount pays nothing by itself; the prompt stays open, and
+    // the reconciler's status query settles it.
+    log.warn(
+      { callbackId: stored.id, checkoutRequestId: callback.checkoutRequestId },
+      'M-Pesa success without receipt or amount',
+    );
+    await finishCallback(db, stored.id, 'incomplete_success');
+    return 'incomplete_success';
+  }
+  const [known] = await db
+    .select({ id: mpesaPayments.id, receipt: mpesaPayments.receipt })
+    .from(mpesaPayments)
+    .where(eq(mpesaPayments.receipt, receipt.trim().toUpperCase()));
+  if (known) {
+    await finishCallback(db, stored.id, 'duplicate');
+    return 'duplicate';
+  }
+
+  const [prompt] = await db
+    .select({ amount: paymentAttempts.amount })
+    .from(paymentAttempts)
+    .where(eq(paymentAttempts.checkoutRequestId, callback.checkoutRequestId));
+  if (prompt && prompt.amount !== amount) {
+    // An STK push charges exactly what it asked for: another amount is not M-Pesa speaking.
+    log.error(
+      { callbackId: stored.id, checkoutRequestId: callback.checkoutRequestId, asked: prompt.amount, got: amount },
+      'M-Pesa success callback with another amount than the prompt asked for: kept, not acted on',
+    );
+    await finishCallback(db, stored.id, 'amount_mismatch');
+    return 'amount_mismatch';
+  }
+
+  let unconfirmed = false;
+  if (deps.confirmCallbacks) {
+    // The callback is unsigned: Daraja's own status query must agree before it pays an order.
+    let verdict: StkQueryResult | 'error' | 'refused';
+    try {
+      verdict = await deps.daraja.stkQuery(callback.checkoutRequestId);
+    } catch (error) {
+      // Daraja refusing the query outright (an unknown CheckoutRequestID) is an answer; anything
+      // else (network, busy) may pass.
+      const refused = error instanceof DarajaError && error.kind === 'rejected';
+      log.warn({ err: error, checkoutRequestId: callback.checkoutRequestId }, 'M-Pesa success could not be confirmed');
+      verdict = refused ? 'refused' : 'error';
+    }
+    if (verdict === 'refused') {
+      unconfirmed = true;
+    } else if (verdict === 'error' || verdict.state === 'pending') {
+      const tries = stored.attempts + 1;
+      if (tries < MAX_CONFIRM_TRIES) {
+        await db.update(mpesaCallbacks).set({ attempts: tries }).where(eq(mpesaCallbacks.id, stored.id));
+        return null;
+      }
+      unconfirmed = true;
+    } else if (verdict.resultCode !== '0') {
+      unconfirmed = true;
+    }
+    if (unconfirmed) {
+      log.error(
+        { callbackId: stored.id, checkoutRequestId: callback.checkoutRequestId, receipt },
+        'M-Pesa success callback not confirmed by the status query: kept as an exception, no order paid',
+      );
+    }
+  }
+  const outcome = await creditSuccess(
+    deps,
+    { ...callback, amount, receipt },
+    stored.body,
+    unconfirmed ? 'unconfirmed' : undefined,
+  );
+  await finishCallback(db, stored.id, unconfirmed ? 'unconfirmed' : outcome);
+  return outcome;
+}
+
+/** Stores, then acts on, one STK callback. Never throws for what the body says. */
+export async function receiveStkCallback(deps: PaymentDeps, body: unknown, remoteIp: string): Promise<void> {
+  const stored = await storeCallback(deps.db, body, remoteIp);
+  try {
+    await processCallback(deps, stored);
+  } catch (error) {
+    // Kept unprocessed: the reconciler tries it again.
+    deps.log.error({ err: error, callbackId: stored.id }, 'M-Pesa callback could not be processed; will retry');
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// The reconciler
+// ------------------------------------------------------------------------------------------------
+
+/** A success the status query reports: the order is paid now, the receipt comes with the callback. */
+async function creditFromQuery(deps: PaymentDeps, attempt: AttemptRow & { checkoutRequestId: string }): Promise<boolean> {
+  return deps.db.transaction(async (tx) => {
+    const [locked] = await tx.select().from(paymentAttempts).where(eq(paymentAttempts.id, attempt.id)).for('update');
+    if (!locked) return false;
+    const outcome = await recordPayment(
+      tx,
+      deps,
+      {
+        receipt: null,
+        amountCents: locked.amount * 100,
+        phone: locked.phone,
+        source: 'stk_query',
+        checkoutRequestId: attempt.checkoutRequestId,
+        raw: null,
+        transactionAt: null,
+      },
+      locked.orderId,
+    );
+    await markAttemptPaid(tx, locked, 'query', null);
+    if (outcome.kind === 'duplicate') return false;
+    countPayment('paid');
+    return true;
+  });
+}
+
+/** Callbacks stored but not acted on (a crash, a failure, a success not yet confirmed). */
+async function retryStoredCallbacks(deps: PaymentDeps, olderThanMs: number, batch: number): Promise<number> {
+  const due = await deps.db
+    .select()
+    .from(mpesaCallbacks)
+    .where(and(isNull(mpesaCallbacks.processedAt), lt(mpesaCallbacks.receivedAt, new Date(Date.now() - olderThanMs))))
+    .orderBy(mpesaCallbacks.receivedAt)
+    .limit(batch);
+  let done = 0;
+  for (const stored of due) {
+    try {
+      if ((await processCallback(deps, stored)) !== null) done += 1;
+    } catch (error) {
+      deps.log.warn({ err: error, callbackId: stored.id }, 'stored M-Pesa callback failed again; will retry');
+    }
+  }
+  return done;
+}
+
+/**
+ * Confirms prompts whose callback has not come, with an STK query, and retries stored callbacks.
+ * Each instance claims a few due attempts with SKIP LOCKED, so with several instances each prompt
+ * is queried by one.
  */
 export async function reconcilePendingPayments(
   deps: PaymentDeps,
   options: { olderThanMs: number; giveUpAfterMs: number; batch?: number },
 ) {
   const { db, daraja, log } = deps;
+  const callbacksRetried = await retryStoredCallbacks(deps, options.olderThanMs, options.batch ?? 10);
   const claimed = await db
     .update(paymentAttempts)
     .set({ lastCheckedAt: sql`now()`, queryCount: sql`${paymentAttempts.queryCount} + 1` })
@@ -328,25 +560,26 @@ export async function reconcilePendingPayments(
   let settled = 0;
   for (const attempt of claimed) {
     const expired = Date.now() - attempt.createdAt.getTime() > options.giveUpAfterMs;
-    if (!attempt.checkoutRequestId) {
-      // Daraja never acknowledged this prompt: nothing can be queried; give it up once old enough.
+    const checkoutRequestId = attempt.checkoutRequestId;
+    if (!checkoutRequestId) {
+      // Daraja's answer to this push never arrived: nothing can be queried. It may still have
+      // reached the phone, so it ends unknown, never failed; a late callback still pays.
       if (expired) {
         await db
           .update(paymentAttempts)
-          .set({ status: 'failed', resultCode: 'no_answer', updatedAt: sql`now()` })
-          .where(eq(paymentAttempts.id, attempt.id));
+          .set({ status: 'unknown', resultCode: 'lost_answer', updatedAt: sql`now()` })
+          .where(and(eq(paymentAttempts.id, attempt.id), eq(paymentAttempts.status, 'pending')));
         countPayment('given_up');
       }
       continue;
     }
     let result: StkQueryResult;
     try {
-      result = await daraja.stkQuery(attempt.checkoutRequestId);
+      result = await daraja.stkQuery(checkoutRequestId);
     } catch (error) {
       // The query itself failed. Past the give-up time the outcome is taken as no longer learnable
-      // (e.g. Daraja answers 400 "Invalid CheckoutRequestID" for a prompt it no longer knows, as a
-      // restarted simulator does): the prompt ends failed, like one Daraja never acknowledged, so it
-      // does not stay pending forever and the shopper may pay again. Before that, retry.
+      // (e.g. Daraja answers 400 "Invalid CheckoutRequestID" for a prompt it no longer knows): the
+      // prompt ends failed so the shopper may pay again; a late success callback still pays.
       if (expired) {
         await db
           .update(paymentAttempts)
@@ -357,32 +590,20 @@ export async function reconcilePendingPayments(
             updatedAt: sql`now()`,
           })
           .where(and(eq(paymentAttempts.id, attempt.id), inArray(paymentAttempts.status, ['pending', 'timed_out'])));
-        log.warn(
-          { err: error, checkoutRequestId: attempt.checkoutRequestId },
-          'M-Pesa status query failed past the give-up time; prompt marked failed',
-        );
+        log.warn({ err: error, checkoutRequestId }, 'M-Pesa status query failed past the give-up time; prompt marked failed');
         countPayment('given_up');
       } else {
-        log.warn({ err: error, checkoutRequestId: attempt.checkoutRequestId }, 'M-Pesa status query failed; will retry');
+        log.warn({ err: error, checkoutRequestId }, 'M-Pesa status query failed; will retry');
       }
       continue;
     }
     try {
-      if (result.state === 'completed') {
-        const done = await settle(
-          deps,
-          attempt.checkoutRequestId,
-          {
-            resultCode: result.resultCode,
-            resultDesc: result.resultDesc,
-            amount: null,
-            receipt: null,
-            transactionDate: null,
-            phone: null,
-          },
-          'query',
-        );
-        if (done === 'settled') settled += 1;
+      if (result.state === 'completed' && result.resultCode === '0') {
+        if (await creditFromQuery(deps, { ...attempt, checkoutRequestId })) settled += 1;
+      } else if (result.state === 'completed') {
+        if ((await applyFailure(deps, checkoutRequestId, result.resultCode, result.resultDesc, 'query')) === 'failure') {
+          settled += 1;
+        }
       } else if (expired) {
         await db
           .update(paymentAttempts)
@@ -390,7 +611,7 @@ export async function reconcilePendingPayments(
           .where(and(eq(paymentAttempts.id, attempt.id), eq(paymentAttempts.status, 'pending')));
       }
     } catch (error) {
-      log.warn({ err: error, checkoutRequestId: attempt.checkoutRequestId }, 'M-Pesa result could not be recorded; will retry');
+      log.warn({ err: error, checkoutRequestId }, 'M-Pesa result could not be recorded; will retry');
     }
   }
   // Timed-out prompts stop being queried once they are old enough to be given up.
@@ -400,5 +621,7 @@ export async function reconcilePendingPayments(
     .where(
       and(eq(paymentAttempts.status, 'timed_out'), lt(paymentAttempts.createdAt, new Date(Date.now() - options.giveUpAfterMs))),
     );
-  return { claimed: claimed.length, settled };
+  return { claimed: claimed.length, settled, callbacksRetried };
 }
+
+export type { LedgerRow };

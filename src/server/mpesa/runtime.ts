@@ -63,6 +63,7 @@ export async function startMpesa(
     shortcode: config.shortcode,
     passkey: config.passkey,
     transactionType: config.transactionType,
+    timeoutMs: config.httpTimeoutMs,
     ...(config.tillNumber && { tillNumber: config.tillNumber }),
   });
 
@@ -74,6 +75,8 @@ export async function startMpesa(
     daraja,
     log,
     promptCooldownMs: config.promptCooldownMs,
+    giveUpAfterMs: config.giveUpAfterMs,
+    confirmCallbacks: config.confirmCallbacks,
     callbackUrl: () => `${callbackBase()}/api/hooks/daraja/stk/${secret}`,
   };
 

@@ -18,7 +18,7 @@ import { CHANGES_CATALOG } from '../plugins/catalog-cache.js';
 import { currentUser } from '../plugins/sessions.js';
 
 const tags = ['orders'];
-const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody };
+const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 409: errorBody };
 
 const orderRoutes: FastifyPluginAsyncZod<{ db: Db; notify: Notifications }> = async (app, { db, notify }) => {
   app.post('/api/orders', {

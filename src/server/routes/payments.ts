@@ -4,8 +4,13 @@ import { z } from 'zod';
 import { errorBody, idParams } from '../../shared/schemas/common.js';
 import { paymentStatus, stkPushBody, stkPushResponse } from '../../shared/schemas/payments.js';
 import type { RateLimitRule } from '../config.js';
-import { parseStkCallback } from '../mpesa/daraja-client.js';
-import { type PaymentDeps, paymentStatus as readPaymentStatus, requestPayment, settleCallback } from '../mpesa/payments.js';
+import {
+  type PaymentDeps,
+  paymentStatus as readPaymentStatus,
+  receiveStkCallback,
+  requestPayment,
+  storeCallback,
+} from '../mpesa/payments.js';
 import { currentUser } from '../plugins/sessions.js';
 
 const tags = ['payments'];
@@ -24,9 +29,14 @@ export interface PaymentRoutesOptions {
   deps: PaymentDeps;
   callbackSecret: () => string;
   promptsPerUser: RateLimitRule;
+  /** MPESA_CALLBACK_ALLOWED_IPS: callbacks from anywhere else are kept but not acted on. */
+  callbackAllowedIps?: string[] | undefined;
 }
 
-const paymentRoutes: FastifyPluginAsyncZod<PaymentRoutesOptions> = async (app, { deps, callbackSecret, promptsPerUser }) => {
+const paymentRoutes: FastifyPluginAsyncZod<PaymentRoutesOptions> = async (
+  app,
+  { deps, callbackSecret, promptsPerUser, callbackAllowedIps },
+) => {
   app.post('/api/orders/stkpush', {
     onRequest: app.requireUser,
     config: {
@@ -72,12 +82,16 @@ const paymentRoutes: FastifyPluginAsyncZod<PaymentRoutesOptions> = async (app, {
         request.log.warn({ ip: request.ip }, 'M-Pesa callback with a wrong secret ignored');
         return ACK;
       }
-      const callback = parseStkCallback(request.body);
-      if (!callback) {
-        request.log.warn('M-Pesa callback that is not an STK result ignored');
+      if (callbackAllowedIps && !callbackAllowedIps.includes(request.ip)) {
+        // Kept, so nothing is lost if the allow-list is out of date, but never acted on.
+        await storeCallback(deps.db, request.body, request.ip, 'refused_ip');
+        request.log.warn(
+          { ip: request.ip },
+          'M-Pesa callback from an address not in MPESA_CALLBACK_ALLOWED_IPS kept, not acted on',
+        );
         return ACK;
       }
-      await settleCallback({ ...deps, log: request.log }, callback);
+      await receiveStkCallback({ ...deps, log: request.log }, request.body, request.ip);
       return ACK;
     },
   });

@@ -18,8 +18,11 @@ export type StkPushBody = z.infer<typeof stkPushBody>;
 export const stkPushResponse = z.object({ msg: z.string(), checkoutRequestId: z.string() });
 export type StkPushResponse = z.infer<typeof stkPushResponse>;
 
-/** Where one payment prompt stands. timed_out is not a definite failure: it stays reconcilable. */
-export const attemptStatus = z.enum(['pending', 'paid', 'failed', 'timed_out', 'rejected']);
+/**
+ * Where one payment prompt stands. timed_out is not a definite failure: it stays reconcilable.
+ * unknown: Daraja's answer to the push was lost, so the prompt may be on the phone all the same.
+ */
+export const attemptStatus = z.enum(['pending', 'unknown', 'paid', 'failed', 'timed_out', 'rejected']);
 export type AttemptStatus = z.infer<typeof attemptStatus>;
 
 export const paymentAttempt = z.object({
@@ -35,7 +38,6 @@ export const paymentAttempt = z.object({
 });
 export type PaymentAttempt = z.infer<typeof paymentAttempt>;
 
-
 /**
  * The payment ledger: every M-Pesa payment the shop learns of, once, keyed by its receipt.
  * `status` is where the money stands; `exception` says why it did not simply pay an order.
@@ -48,7 +50,7 @@ export const paymentSource = z.enum(['stk_callback', 'stk_query', 'c2b', 'manual
 export type PaymentSource = z.infer<typeof paymentSource>;
 
 /** Short codes for a payment that needs the merchant; the admin screen words each one. */
-export const paymentException = z.enum(['double_payment', 'unmatched', 'amount_short', 'receipt_missing', 'order_deleted']);
+export const paymentException = z.enum(['double_payment', 'unmatched', 'amount_short', 'receipt_missing', 'unconfirmed']);
 export type PaymentException = z.infer<typeof paymentException>;
 
 export const ledgerPayment = z.object({

@@ -1,0 +1,355 @@
+import { and, count, desc, eq, inArray, isNotNull, type SQL, sql } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import { maskMsisdn, normaliseMsisdn } from '../../../shared/phone.js';
+import type {
+  LedgerFilter,
+  LedgerPage,
+  LedgerPayment,
+  LedgerStatus,
+  PaymentException,
+  PaymentSource,
+} from '../../../shared/schemas/payments.js';
+import type { Db, Queryable } from '../../db/client.js';
+import { mpesaPayments, orders } from '../../db/schema.js';
+import { AppError, badRequest, conflict, notFound } from '../../errors.js';
+import type { Notifications } from '../../mail/notifications.js';
+import { countPaymentException } from '../../metrics.js';
+import { loadExistingOrder } from '../orders.js';
+
+/**
+ * The M-Pesa ledger's rules, in one place. Every payment the shop learns of, from whatever
+ * source, is recorded here exactly once (keyed by its receipt, and by its prompt when it answers
+ * one), before anything else happens to it. A payment either credits an unpaid order it covers,
+ * or stands as an exception in front of the merchant with a reason. Nothing here is deleted.
+ *
+ * The rules:
+ * - A success with a receipt settles its order when the order is unpaid and the amount covers
+ *   what is due, whatever became of the prompt (pending, timed out, given up, answer lost).
+ * - A payment for an order already paid is a double payment: an exception, to refund.
+ * - A payment short of what is due is an exception; amounts are compared exactly, in cents.
+ * - A payment that names no order the shop can find is unmatched, for an admin to assign.
+ * - A success known only from the STK status query pays its order at once, and is listed as
+ *   "receipt missing" until its callback brings the receipt.
+ */
+
+export type LedgerRow = typeof mpesaPayments.$inferSelect;
+
+/** M-Pesa receipts are upper-case letters and digits; what the shop stores and compares. */
+export function normaliseReceipt(receipt: string): string {
+  return receipt.trim().toUpperCase();
+}
+
+/** Daraja charges whole shillings: an order's total rounded up, in cents. */
+export function amountDueCents(totalCents: number): number {
+  return Math.ceil(totalCents / 100) * 100;
+}
+
+export interface IncomingPayment {
+  /** Null only for a success known from the STK query, which carries no receipt. */
+  receipt: string | null;
+  amountCents: number;
+  phone: string | null;
+  source: PaymentSource;
+  checkoutRequestId: string | null;
+  /** The body as Daraja sent it. */
+  raw: string | null;
+  transactionAt: Date | null;
+  recordedBy?: string | null;
+}
+
+export interface LedgerDeps {
+  notify: Notifications;
+  log: FastifyBaseLogger;
+}
+
+export type RecordOutcome =
+  | { kind: 'credited' | 'exception'; payment: LedgerRow }
+  /** Already in the ledger (the same receipt, or a second answer for the same prompt). */
+  | { kind: 'duplicate'; payment: LedgerRow }
+  /** A query-settled payment got its receipt. */
+  | { kind: 'receipt_filled'; payment: LedgerRow };
+
+/** What a payment does to the order it names, decided under the order's row lock. */
+async function judgeAgainstOrder(
+  tx: Queryable,
+  orderId: string | null,
+  amountCents: number,
+): Promise<{ orderId: string | null; status: LedgerStatus; exception: PaymentException | null }> {
+  if (orderId === null) return { orderId: null, status: 'exception', exception: 'unmatched' };
+  const [order] = await tx
+    .select({ isPaid: orders.isPaid, totalCents: orders.totalCents })
+    .from(orders)
+    .where(eq(orders.id, orderId))
+    .for('update');
+  if (!order) return { orderId: null, status: 'exception', exception: 'unmatched' };
+  if (order.isPaid) return { orderId, status: 'exception', exception: 'double_payment' };
+  if (amountCents < amountDueCents(order.totalCents)) return { orderId, status: 'exception', exception: 'amount_short' };
+  return { orderId, status: 'credited', exception: null };
+}
+
+/** Marks the order paid by this payment and queues the "Payment received" mail when the receipt is known. */
+async function creditOrder(tx: Queryable, deps: LedgerDeps, orderId: string, payment: LedgerRow): Promise<void> {
+  await tx
+    .update(orders)
+    .set({ isPaid: true, paidAt: sql`now()`, mpesaReceipt: payment.receipt, updatedAt: sql`now()` })
+    .where(and(eq(orders.id, orderId), eq(orders.isPaid, false)));
+  // A query-settled payment has no receipt yet: the mail waits for it, so it always carries one.
+  if (payment.receipt) await deps.notify.orderPaid(tx, await loadExistingOrder(tx, orderId), payment.amountCents / 100);
+}
+
+async function findExisting(tx: Queryable, payment: IncomingPayment): Promise<LedgerRow | undefined> {
+  const keys: SQL[] = [];
+  if (payment.receipt) keys.push(eq(mpesaPayments.receipt, payment.receipt));
+  if (payment.checkoutRequestId) keys.push(eq(mpesaPayments.checkoutRequestId, payment.checkoutRequestId));
+  if (keys.length === 0) return undefined;
+  const [row] = await tx
+    .select()
+    .from(mpesaPayments)
+    .where(keys.length === 1 ? keys[0] : sql`(${keys[0]} or ${keys[1]})`)
+    .for('update')
+    .limit(1);
+  return row;
+}
+
+/**
+ * Records one payment against the order it names (or none), in the caller's transaction.
+ * Idempotent: the same receipt, or a second answer for the same prompt, is a duplicate.
+ */
+export async function recordPayment(
+  tx: Queryable,
+  deps: LedgerDeps,
+  incoming: IncomingPayment,
+  orderId: string | null,
+): Promise<RecordOutcome> {
+  const payment = { ...incoming, receipt: incoming.receipt === null ? null : normaliseReceipt(incoming.receipt) };
+  const existing = await findExisting(tx, payment);
+  if (existing) {
+    if (existing.receipt === null && payment.receipt !== null) return fillReceipt(tx, deps, existing, payment);
+    return { kind: 'duplicate', payment: existing };
+  }
+  const verdict = await judgeAgainstOrder(tx, orderId, payment.amountCents);
+  const exception = verdict.exception ?? (payment.receipt === null ? 'receipt_missing' : null);
+  const [row] = await tx
+    .insert(mpesaPayments)
+    .values({
+      receipt: payment.receipt,
+      amountCents: payment.amountCents,
+      phone: payment.phone,
+      source: payment.source,
+      orderId: verdict.orderId,
+      checkoutRequestId: payment.checkoutRequestId,
+      status: verdict.status,
+      exception,
+      raw: payment.raw,
+      transactionAt: payment.transactionAt,
+      recordedBy: payment.recordedBy ?? null,
+    })
+    .returning();
+  if (!row) throw new Error('ledger insert returned nothing');
+  if (verdict.status === 'credited' && verdict.orderId) await creditOrder(tx, deps, verdict.orderId, row);
+  if (exception) countPaymentException(exception);
+  const level = verdict.exception ? 'warn' : 'info';
+  deps.log[level](
+    {
+      paymentId: row.id,
+      receipt: row.receipt,
+      orderId: row.orderId,
+      amount: row.amountCents / 100,
+      source: row.source,
+      exception,
+    },
+    verdict.exception ? 'M-Pesa payment recorded as an exception' : 'M-Pesa payment credited',
+  );
+  return { kind: verdict.status === 'credited' ? 'credited' : 'exception', payment: row };
+}
+
+/** The callback that follows a query-settled payment brings its receipt. */
+async function fillReceipt(
+  tx: Queryable,
+  deps: LedgerDeps,
+  existing: LedgerRow,
+  payment: IncomingPayment,
+): Promise<RecordOutcome> {
+  const [row] = await tx
+    .update(mpesaPayments)
+    .set({
+      receipt: payment.receipt,
+      raw: payment.raw,
+      phone: payment.phone ?? existing.phone,
+      transactionAt: payment.transactionAt ?? existing.transactionAt,
+      amountCents: payment.amountCents,
+      exception: existing.exception === 'receipt_missing' ? null : existing.exception,
+      updatedAt: sql`now()`,
+    })
+    .where(eq(mpesaPayments.id, existing.id))
+    .returning();
+  if (!row) throw new Error('ledger update returned nothing');
+  if (row.orderId && row.status === 'credited') {
+    const updated = await tx
+      .update(orders)
+      .set({ mpesaReceipt: row.receipt, updatedAt: sql`now()` })
+      .where(and(eq(orders.id, row.orderId), sql`${orders.mpesaReceipt} is null`))
+      .returning({ id: orders.id });
+    if (updated.length > 0 && row.exception === null) {
+      await deps.notify.orderPaid(tx, await loadExistingOrder(tx, row.orderId), row.amountCents / 100);
+    }
+  }
+  deps.log.info({ paymentId: row.id, receipt: row.receipt, orderId: row.orderId }, 'M-Pesa receipt filled in');
+  return { kind: 'receipt_filled', payment: row };
+}
+
+// ------------------------------------------------------------------------------------------------
+// What admins do with the ledger
+// ------------------------------------------------------------------------------------------------
+
+/** Open exceptions: still need the merchant. */
+const isOpenException = and(isNotNull(mpesaPayments.exception), inArray(mpesaPayments.status, ['exception', 'credited']));
+
+function filterOf(filter: LedgerFilter): SQL | undefined {
+  if (filter === 'exception') return isOpenException;
+  if (filter === 'unmatched') return and(eq(mpesaPayments.exception, 'unmatched'), eq(mpesaPayments.status, 'exception'));
+  return undefined;
+}
+
+export function toLedgerJson(row: LedgerRow, viewer: 'admin' | 'owner'): LedgerPayment {
+  return {
+    _id: row.id,
+    receipt: row.receipt,
+    amount: row.amountCents / 100,
+    phone: row.phone === null ? null : viewer === 'admin' ? row.phone : maskMsisdn(row.phone),
+    source: row.source as PaymentSource,
+    orderId: row.orderId,
+    status: row.status as LedgerStatus,
+    exception: row.exception as PaymentException | null,
+    receivedAt: (row.transactionAt ?? row.createdAt).toISOString(),
+    note: row.note,
+  };
+}
+
+export const LEDGER_PAGE_SIZE = 20;
+
+export async function listLedger(db: Db, filter: LedgerFilter, pageNumber: number): Promise<LedgerPage> {
+  const where = filterOf(filter);
+  const [total] = await db.select({ n: count() }).from(mpesaPayments).where(where);
+  const pages = Math.max(1, Math.ceil((total?.n ?? 0) / LEDGER_PAGE_SIZE));
+  const page = Math.min(Math.max(1, pageNumber), pages);
+  const rows = await db
+    .select()
+    .from(mpesaPayments)
+    .where(where)
+    .orderBy(desc(mpesaPayments.createdAt), desc(mpesaPayments.id))
+    .limit(LEDGER_PAGE_SIZE)
+    .offset((page - 1) * LEDGER_PAGE_SIZE);
+  return { payments: rows.map((r) => toLedgerJson(r, 'admin')), page, pages };
+}
+
+export async function openExceptionCounts(db: Queryable): Promise<Record<string, number>> {
+  const rows = await db
+    .select({ exception: mpesaPayments.exception, n: count() })
+    .from(mpesaPayments)
+    .where(isOpenException)
+    .groupBy(mpesaPayments.exception);
+  return Object.fromEntries(rows.map((r) => [r.exception ?? 'none', r.n]));
+}
+
+export async function paymentsOfOrder(db: Queryable, orderId: string): Promise<LedgerRow[]> {
+  return db.select().from(mpesaPayments).where(eq(mpesaPayments.orderId, orderId)).orderBy(mpesaPayments.createdAt);
+}
+
+async function lockPayment(tx: Queryable, id: string): Promise<LedgerRow> {
+  const [row] = await tx.select().from(mpesaPayments).where(eq(mpesaPayments.id, id)).for('update');
+  if (!row) throw notFound('Payment not found');
+  return row;
+}
+
+/** An admin gives an unmatched payment its order; it settles the order if it covers what is due. */
+export async function assignPayment(db: Db, deps: LedgerDeps, paymentId: string, orderId: string): Promise<LedgerPayment> {
+  return db.transaction(async (tx) => {
+    const payment = await lockPayment(tx, paymentId);
+    if (payment.status !== 'exception' || payment.exception !== 'unmatched') {
+      throw conflict('Only an unmatched payment can be assigned to an order');
+    }
+    const [order] = await tx.select({ id: orders.id }).from(orders).where(eq(orders.id, orderId));
+    if (!order) throw notFound('Order not found');
+    const verdict = await judgeAgainstOrder(tx, orderId, payment.amountCents);
+    const exception = verdict.exception ?? (payment.receipt === null ? 'receipt_missing' : null);
+    const [row] = await tx
+      .update(mpesaPayments)
+      .set({ orderId, status: verdict.status, exception, updatedAt: sql`now()` })
+      .where(eq(mpesaPayments.id, paymentId))
+      .returning();
+    if (!row) throw new Error('ledger update returned nothing');
+    if (verdict.status === 'credited') await creditOrder(tx, deps, orderId, row);
+    if (exception) countPaymentException(exception);
+    deps.log.info({ paymentId, orderId, status: row.status, exception }, 'M-Pesa payment assigned to an order');
+    return toLedgerJson(row, 'admin');
+  });
+}
+
+/** An admin closes an exception with a note (refunded by hand, kept as credit, checked, …). */
+export async function resolvePayment(db: Db, deps: LedgerDeps, paymentId: string, note: string): Promise<LedgerPayment> {
+  return db.transaction(async (tx) => {
+    const payment = await lockPayment(tx, paymentId);
+    const open = payment.exception !== null && (payment.status === 'exception' || payment.status === 'credited');
+    if (!open) throw conflict('This payment has no open exception');
+    const [row] = await tx
+      .update(mpesaPayments)
+      .set({ status: 'resolved', note, resolvedAt: sql`now()`, updatedAt: sql`now()` })
+      .where(eq(mpesaPayments.id, paymentId))
+      .returning();
+    if (!row) throw new Error('ledger update returned nothing');
+    // A query-settled payment whose receipt never came: the shopper still gets their mail.
+    if (payment.exception === 'receipt_missing' && payment.orderId && payment.status === 'credited') {
+      await deps.notify.orderPaid(tx, await loadExistingOrder(tx, payment.orderId), payment.amountCents / 100);
+    }
+    deps.log.info({ paymentId, exception: payment.exception }, 'M-Pesa payment exception resolved');
+    return toLedgerJson(row, 'admin');
+  });
+}
+
+/** An admin records a payment from the merchant's M-Pesa statement, with its receipt. */
+export async function recordManualPayment(
+  db: Db,
+  deps: LedgerDeps,
+  adminId: string,
+  input: { orderId: string; receipt: string; amount: number; phone?: string | undefined },
+): Promise<LedgerPayment> {
+  const amountCents = Math.round(input.amount * 100);
+  if (Math.abs(amountCents - input.amount * 100) > 1e-6) throw badRequest('Amount has at most two decimals', 'amount');
+  const phone = input.phone ? normaliseMsisdn(input.phone) : null;
+  if (input.phone && !phone) throw badRequest('Enter a Safaricom number like 0712345678 or +254712345678', 'phone');
+  return db.transaction(async (tx) => {
+    const [order] = await tx.select({ id: orders.id }).from(orders).where(eq(orders.id, input.orderId));
+    if (!order) throw notFound('Order not found');
+    const outcome = await recordPayment(
+      tx,
+      deps,
+      {
+        receipt: input.receipt,
+        amountCents,
+        phone,
+        source: 'manual',
+        checkoutRequestId: null,
+        raw: null,
+        transactionAt: null,
+        recordedBy: adminId,
+      },
+      input.orderId,
+    );
+    if (outcome.kind === 'duplicate') {
+      throw conflict('This M-Pesa receipt is already recorded: find it in the payments list', 'receipt');
+    }
+    return toLedgerJson(outcome.payment, 'admin');
+  });
+}
+
+/** An order that any payment names cannot be hard-deleted: the ledger must keep what it paid. */
+export async function assertOrderHasNoPayments(tx: Queryable, orderId: string): Promise<void> {
+  const [row] = await tx.select({ n: count() }).from(mpesaPayments).where(eq(mpesaPayments.orderId, orderId));
+  if ((row?.n ?? 0) > 0) {
+    throw new AppError(
+      409,
+      'This order has an M-Pesa payment on it and cannot be deleted. Keep it, or refund the payment and record that on the Payments screen.',
+    );
+  }
+}

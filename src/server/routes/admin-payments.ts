@@ -1,0 +1,95 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errorBody, idParams } from '../../shared/schemas/common.js';
+import {
+  assignPaymentBody,
+  ledgerFilter,
+  ledgerPage,
+  ledgerPayment,
+  ledgerSummary,
+  manualPaymentBody,
+  resolvePaymentBody,
+} from '../../shared/schemas/payments.js';
+import type { Db } from '../db/client.js';
+import {
+  assignPayment,
+  listLedger,
+  openExceptionCounts,
+  recordManualPayment,
+  resolvePayment,
+} from '../domain/payments/ledger.js';
+import type { Notifications } from '../mail/notifications.js';
+import { currentUser } from '../plugins/sessions.js';
+
+const tags = ['admin', 'payments'];
+const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 409: errorBody };
+
+/** The M-Pesa ledger for the merchant: every payment, the exceptions, and what to do with them. */
+const adminPaymentRoutes: FastifyPluginAsyncZod<{ db: Db; notify: Notifications }> = async (app, { db, notify }) => {
+  app.get('/api/admin/payments', {
+    onRequest: app.requireAdmin,
+    schema: {
+      tags,
+      summary: 'The M-Pesa ledger, newest first: all payments, open exceptions, or unmatched ones (admin)',
+      querystring: z.object({
+        status: ledgerFilter.default('all').catch('all'),
+        pageNumber: z.coerce.number().int().min(1).default(1).catch(1),
+      }),
+      response: { 200: ledgerPage, ...errors },
+    },
+    handler: (request) => listLedger(db, request.query.status, request.query.pageNumber),
+  });
+
+  app.get('/api/admin/payments/summary', {
+    onRequest: app.requireAdmin,
+    schema: {
+      tags,
+      summary: 'How many M-Pesa payments wait for the merchant (admin)',
+      response: { 200: ledgerSummary, ...errors },
+    },
+    handler: async () => {
+      const counts = await openExceptionCounts(db);
+      return { openExceptions: Object.values(counts).reduce((a, b) => a + b, 0) };
+    },
+  });
+
+  app.post('/api/admin/payments', {
+    onRequest: app.requireAdmin,
+    schema: {
+      tags,
+      summary: 'Record an M-Pesa payment from the statement, with its receipt, against an order (admin)',
+      body: manualPaymentBody,
+      response: { 201: ledgerPayment, ...errors },
+    },
+    handler: async (request, reply) => {
+      const payment = await recordManualPayment(db, { notify, log: request.log }, currentUser(request).id, request.body);
+      return reply.code(201).send(payment);
+    },
+  });
+
+  app.post('/api/admin/payments/:id/assign', {
+    onRequest: app.requireAdmin,
+    schema: {
+      tags,
+      summary: 'Give an unmatched M-Pesa payment its order; it pays the order if it covers what is due (admin)',
+      params: idParams,
+      body: assignPaymentBody,
+      response: { 200: ledgerPayment, ...errors },
+    },
+    handler: (request) => assignPayment(db, { notify, log: request.log }, request.params.id, request.body.orderId),
+  });
+
+  app.post('/api/admin/payments/:id/resolve', {
+    onRequest: app.requireAdmin,
+    schema: {
+      tags,
+      summary: 'Close a payment exception with a note (admin)',
+      params: idParams,
+      body: resolvePaymentBody,
+      response: { 200: ledgerPayment, ...errors },
+    },
+    handler: (request) => resolvePayment(db, { notify, log: request.log }, request.params.id, request.body.note),
+  });
+};
+
+export default adminPaymentRoutes;
