@@ -334,7 +334,7 @@ describe(`killing the shop with SIGKILL mid-burst (${DATABASE})`, () => {
 
     const byStatus = new Map<string, number>();
     for (const a of snapshot.attempts) byStatus.set(a.status, (byStatus.get(a.status) ?? 0) + 1);
-    const unsettled = snapshot.attempts.filter((a) => !['paid', 'failed', 'timed_out', 'rejected'].includes(a.status));
+    const unsettled = snapshot.attempts.filter((a) => !['paid', 'failed', 'timed_out', 'rejected', 'unknown'].includes(a.status));
     const byCheckout = new Map(snapshot.attempts.filter((a) => a.checkout_request_id).map((a) => [a.checkout_request_id!, a]));
     const ackedPrompts = prompts.filter((p) => p.checkoutRequestId);
     const promptsLost = ackedPrompts.filter((p) => byCheckout.get(p.checkoutRequestId!)?.order_id !== p.orderId);

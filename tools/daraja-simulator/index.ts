@@ -13,7 +13,9 @@
  * After an accepted STK push, the "prompt" stays open for `callbackDelayMs`; then its outcome
  * resolves (chosen by the PhoneNumber, see SIMULATOR_OUTCOMES) and the callback is POSTed to the
  * push's CallBackURL, once, twice or never. The query answers "being processed" while the prompt is
- * open and the result afterwards. Every callback attempt is recorded in `deliveries`.
+ * open and the result afterwards. Every callback attempt is recorded in `deliveries`, and every
+ * payment completed (every receipt issued, told or not) in `receipts`. Some numbers add a fault
+ * between Daraja and the shop (SimulatorFault), for the shop's chaos tests.
  *
  * Rules of the double:
  * - Self-contained: it imports nothing from src/ and the shop must only ever talk to it over HTTP,
@@ -58,6 +60,10 @@ export interface SimulatorOptions {
   tokenTtlSeconds?: number; // default 3599 (tests set it short)
   expiresInAsNumber?: boolean; // default false: "expires_in": "3599" as a string
   callbackDelayMs?: number; // default 1500
+  /** Fault 'slow_answer': how long the push's HTTP answer is held (past the client's timeout). */
+  slowAnswerMs?: number; // default 15000
+  /** Faults 'late_success' and 'query_first': how long after the prompt resolves the late callback comes. */
+  lateCallbackMs?: number; // default 30000
   log?: (msg: string, data?: Record<string, unknown>) => void;
 }
 export interface CallbackDelivery {
@@ -68,20 +74,42 @@ export interface CallbackDelivery {
   body: unknown;
   at: Date;
 }
+/** A payment the simulated M-Pesa completed: money that moved, whether or not anyone was told. */
+export interface IssuedReceipt {
+  receipt: string;
+  amount: number;
+  phone: string;
+  checkoutRequestId: string;
+  at: Date;
+}
 export interface DarajaSimulator {
   url: string; // e.g. http://127.0.0.1:41234 (no trailing slash)
   deliveries: CallbackDelivery[]; // every callback POST attempted, in order
+  receipts: IssuedReceipt[]; // every successful payment, in order: what the merchant's statement would list
   tokensIssued: number; // how many OAuth tokens were handed out
   close(): Promise<void>; // stops the server and every pending timer
 }
 
 /** Outcomes by the PhoneNumber of the push. Any number not listed succeeds (ResultCode 0, callback once). */
+/**
+ * Faults, for the shop's payment chaos tests: what goes wrong between Daraja and the shop.
+ * - slow_answer: the push's HTTP answer is held for slowAnswerMs (the client gives up first); the
+ *   prompt itself goes on and is paid.
+ * - callback_first: the success callback is delivered before the push is answered.
+ * - late_success: the prompt first looks timed out (the query and a first callback say 1037);
+ *   the customer pays anyway and the success callback comes lateCallbackMs later.
+ * - query_first: paid, and the query says so at once; the callback comes lateCallbackMs later.
+ * - stale_failure: the success callback, then a contradicting 1037 callback for the same prompt.
+ */
+export type SimulatorFault = 'slow_answer' | 'callback_first' | 'late_success' | 'query_first' | 'stale_failure';
+
 export const SIMULATOR_OUTCOMES: ReadonlyArray<{
   msisdn: string;
   local: string;
   outcome: string;
   resultCode: number | null;
   callback: 'once' | 'twice' | 'never';
+  fault?: SimulatorFault;
 }> = Object.freeze([
   {
     msisdn: '254708374149',
@@ -101,6 +129,46 @@ export const SIMULATOR_OUTCOMES: ReadonlyArray<{
     outcome: 'success, callback never sent (only the query knows)',
     resultCode: 0,
     callback: 'never',
+  },
+  {
+    msisdn: '254700000007',
+    local: '0700000007',
+    outcome: "success, but Daraja's answer to the push comes too late (the shop's request times out)",
+    resultCode: 0,
+    callback: 'once',
+    fault: 'slow_answer',
+  },
+  {
+    msisdn: '254700000008',
+    local: '0700000008',
+    outcome: 'first times out (1037), then the customer pays: a late success callback',
+    resultCode: 0,
+    callback: 'once',
+    fault: 'late_success',
+  },
+  {
+    msisdn: '254700000009',
+    local: '0700000009',
+    outcome: 'success, the callback arrives before the answer to the push',
+    resultCode: 0,
+    callback: 'once',
+    fault: 'callback_first',
+  },
+  {
+    msisdn: '254700000010',
+    local: '0700000010',
+    outcome: 'success, then a stale 1037 callback for the same prompt',
+    resultCode: 0,
+    callback: 'once',
+    fault: 'stale_failure',
+  },
+  {
+    msisdn: '254700000011',
+    local: '0700000011',
+    outcome: 'success the query reports at once; the callback comes late',
+    resultCode: 0,
+    callback: 'once',
+    fault: 'query_first',
   },
 ] as const);
 
@@ -135,7 +203,10 @@ interface Checkout {
   callbackUrl: string;
   resultCode: number;
   callback: 'once' | 'twice' | 'never';
+  fault: SimulatorFault | undefined;
   state: 'open' | 'done';
+  /** What the status query reports once the prompt is done (late_success: 1037 until paid). */
+  queryResultCode: number;
 }
 
 interface DarajaErrorBody {
@@ -165,9 +236,13 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-function outcomeFor(msisdn: string): { resultCode: number; callback: 'once' | 'twice' | 'never' } {
+function outcomeFor(msisdn: string): {
+  resultCode: number;
+  callback: 'once' | 'twice' | 'never';
+  fault: SimulatorFault | undefined;
+} {
   const row = SIMULATOR_OUTCOMES.find((o) => o.msisdn === msisdn);
-  return { resultCode: row?.resultCode ?? 0, callback: row?.callback ?? 'once' };
+  return { resultCode: row?.resultCode ?? 0, callback: row?.callback ?? 'once', fault: row?.fault };
 }
 
 function describeFetchError(err: unknown): string {
@@ -201,12 +276,15 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
   const host = options.host ?? '127.0.0.1';
   const tokenTtlSeconds = options.tokenTtlSeconds ?? 3599;
   const callbackDelayMs = options.callbackDelayMs ?? 1500;
+  const slowAnswerMs = options.slowAnswerMs ?? 15_000;
+  const lateCallbackMs = options.lateCallbackMs ?? 30_000;
   const log = options.log ?? (() => {});
 
   const tokens = new Map<string, number>(); // token → expiry (epoch ms)
   const checkouts = new Map<string, Checkout>(); // CheckoutRequestID → checkout
   const openByPhone = new Map<string, Checkout>(); // PhoneNumber → open prompt
   const deliveries: CallbackDelivery[] = [];
+  const receipts: IssuedReceipt[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const shutdown = new AbortController();
   const nextMerchantRequestId = merchantRequestIdSequence();
@@ -301,7 +379,7 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
 
   // --- STK push --------------------------------------------------------------------------------
 
-  function handlePush(body: Record<string, unknown>, res: ServerResponse): void {
+  async function handlePush(body: Record<string, unknown>, res: ServerResponse): Promise<void> {
     const { shortcode, password, timestamp } = validateCredentialFields(body);
     const type = body.TransactionType;
     if (type !== 'CustomerPayBillOnline' && type !== 'CustomerBuyGoodsOnline') throw invalidField('TransactionType');
@@ -332,10 +410,13 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
       callbackUrl,
       ...outcomeFor(phone),
       state: 'open',
+      queryResultCode: 0,
     };
+    checkout.queryResultCode = checkout.resultCode;
     checkouts.set(id, checkout);
     openByPhone.set(phone, checkout);
-    schedule(() => resolve(checkout), callbackDelayMs);
+    if (checkout.fault === 'callback_first') resolve(checkout);
+    else schedule(() => resolve(checkout), callbackDelayMs);
 
     log('stkpush: accepted', {
       checkoutRequestId: id,
@@ -345,6 +426,12 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
       callback: checkout.callback,
       resolvesInMs: callbackDelayMs,
     });
+    if (checkout.fault === 'callback_first') {
+      await waitForDelivery(checkout);
+    } else if (checkout.fault === 'slow_answer') {
+      await new Promise<void>((done) => schedule(done, slowAnswerMs));
+    }
+    if (closed) return;
     sendJson(res, 200, {
       MerchantRequestID: checkout.merchantRequestId,
       CheckoutRequestID: id,
@@ -356,18 +443,18 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
 
   // --- Resolution and callbacks ----------------------------------------------------------------
 
-  function callbackBody(checkout: Checkout, resolvedAt: Date): unknown {
+  function callbackBody(checkout: Checkout, resultCode: number, receipt: string | null, resolvedAt: Date): unknown {
     const stkCallback: Record<string, unknown> = {
       MerchantRequestID: checkout.merchantRequestId,
       CheckoutRequestID: checkout.checkoutRequestId,
-      ResultCode: checkout.resultCode,
-      ResultDesc: RESULT_DESCRIPTIONS[checkout.resultCode] ?? 'The service request failed.',
+      ResultCode: resultCode,
+      ResultDesc: RESULT_DESCRIPTIONS[resultCode] ?? 'The service request failed.',
     };
-    if (checkout.resultCode === 0) {
+    if (resultCode === 0 && receipt) {
       stkCallback.CallbackMetadata = {
         Item: [
           { Name: 'Amount', Value: checkout.amount },
-          { Name: 'MpesaReceiptNumber', Value: mpesaReceipt(resolvedAt) },
+          { Name: 'MpesaReceiptNumber', Value: receipt },
           { Name: 'Balance' },
           { Name: 'TransactionDate', Value: nairobiTransactionDate(resolvedAt) },
           { Name: 'PhoneNumber', Value: Number(checkout.phone) },
@@ -377,18 +464,54 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
     return { Body: { stkCallback } };
   }
 
+  /** The customer's money moves: a receipt is issued, whether or not a callback ever tells of it. */
+  function pay(checkout: Checkout, at: Date): string {
+    let receipt = mpesaReceipt(at);
+    while (receipts.some((r) => r.receipt === receipt)) receipt = mpesaReceipt(new Date(at.getTime() + receipts.length));
+    receipts.push({ receipt, amount: checkout.amount, phone: checkout.phone, checkoutRequestId: checkout.checkoutRequestId, at });
+    checkout.queryResultCode = 0;
+    return receipt;
+  }
+
+  const firstDelivery = new Map<string, Promise<void>>();
+  function waitForDelivery(checkout: Checkout): Promise<void> {
+    return firstDelivery.get(checkout.checkoutRequestId) ?? Promise.resolve();
+  }
+
   function resolve(checkout: Checkout): void {
     checkout.state = 'done';
     if (openByPhone.get(checkout.phone) === checkout) openByPhone.delete(checkout.phone);
-    const body = callbackBody(checkout, new Date());
+    const now = new Date();
     log('stkpush: resolved', {
       checkoutRequestId: checkout.checkoutRequestId,
       resultCode: checkout.resultCode,
       callback: checkout.callback,
+      fault: checkout.fault,
     });
+    if (checkout.fault === 'late_success') {
+      // The phone could not be reached, then the customer paid after all.
+      checkout.queryResultCode = 1037;
+      firstDelivery.set(checkout.checkoutRequestId, deliver(checkout, callbackBody(checkout, 1037, null, now)));
+      schedule(() => {
+        const paidAt = new Date();
+        void deliver(checkout, callbackBody(checkout, 0, pay(checkout, paidAt), paidAt));
+      }, lateCallbackMs);
+      return;
+    }
+    const receipt = checkout.resultCode === 0 ? pay(checkout, now) : null;
+    const body = callbackBody(checkout, checkout.resultCode, receipt, now);
     if (checkout.callback === 'never') return;
-    void deliver(checkout, body).then(() => {
+    if (checkout.fault === 'query_first') {
+      schedule(() => void deliver(checkout, body), lateCallbackMs);
+      return;
+    }
+    const first = deliver(checkout, body);
+    firstDelivery.set(checkout.checkoutRequestId, first);
+    void first.then(() => {
       if (checkout.callback === 'twice') schedule(() => void deliver(checkout, body), SECOND_CALLBACK_GAP_MS);
+      if (checkout.fault === 'stale_failure') {
+        schedule(() => void deliver(checkout, callbackBody(checkout, 1037, null, new Date())), SECOND_CALLBACK_GAP_MS);
+      }
     });
   }
 
@@ -440,8 +563,8 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
       ResponseDescription: 'The service request has been accepted successfully',
       MerchantRequestID: checkout.merchantRequestId,
       CheckoutRequestID: checkout.checkoutRequestId,
-      ResultCode: String(checkout.resultCode),
-      ResultDesc: RESULT_DESCRIPTIONS[checkout.resultCode] ?? 'The service request failed.',
+      ResultCode: String(checkout.queryResultCode),
+      ResultDesc: RESULT_DESCRIPTIONS[checkout.queryResultCode] ?? 'The service request failed.',
     });
   }
 
@@ -459,7 +582,7 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
       if (method !== 'POST') throw darajaError(405, '405.001', 'Method Not Allowed');
       requireToken(req);
       const body = await readJsonObject(req);
-      if (url.pathname === PATHS.push) handlePush(body, res);
+      if (url.pathname === PATHS.push) await handlePush(body, res);
       else handleQuery(body, res);
       return;
     }
@@ -493,6 +616,7 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
   return {
     url,
     deliveries,
+    receipts,
     get tokensIssued() {
       return tokensIssued;
     },

@@ -288,6 +288,8 @@ export const mpesaPayments = pgTable(
     /** When M-Pesa says the payment happened. */
     transactionAt: timestamp('transaction_at', { withTimezone: true, mode: 'date' }),
     recordedBy: uuid('recorded_by').references(() => users.id, { onDelete: 'set null' }),
+    /** When the shopper was sent "Payment received" for this payment; null while it waits for its receipt. */
+    notifiedAt: timestamp('notified_at', { withTimezone: true, mode: 'date' }),
     resolvedAt: timestamp('resolved_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

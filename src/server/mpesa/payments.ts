@@ -5,7 +5,13 @@ import { maskMsisdn, normaliseMsisdn } from '../../shared/phone.js';
 import type { PaymentAttempt, PaymentStatus, StkPushBody } from '../../shared/schemas/payments.js';
 import type { Db, Queryable } from '../db/client.js';
 import { mpesaCallbacks, mpesaPayments, orders, paymentAttempts } from '../db/schema.js';
-import { type LedgerRow, paymentsOfOrder, recordPayment, toLedgerJson } from '../domain/payments/ledger.js';
+import {
+  type LedgerRow,
+  notifyAwaitingReceipts,
+  paymentsOfOrder,
+  recordPayment,
+  toLedgerJson,
+} from '../domain/payments/ledger.js';
 import type { SessionUser } from '../domain/sessions.js';
 import { AppError, badRequest, notFound } from '../errors.js';
 import type { Notifications } from '../mail/notifications.js';
@@ -621,7 +627,8 @@ export async function reconcilePendingPayments(
     .where(
       and(eq(paymentAttempts.status, 'timed_out'), lt(paymentAttempts.createdAt, new Date(Date.now() - options.giveUpAfterMs))),
     );
-  return { claimed: claimed.length, settled, callbacksRetried };
+  const mailedWithoutReceipt = await notifyAwaitingReceipts(db, deps, options.olderThanMs);
+  return { claimed: claimed.length, settled, callbacksRetried, mailedWithoutReceipt };
 }
 
 export type { LedgerRow };

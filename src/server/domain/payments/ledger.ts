@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray, isNotNull, type SQL, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNotNull, isNull, lt, type SQL, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { maskMsisdn, normaliseMsisdn } from '../../../shared/phone.js';
 import type {
@@ -87,14 +87,48 @@ async function judgeAgainstOrder(
   return { orderId, status: 'credited', exception: null };
 }
 
-/** Marks the order paid by this payment and queues the "Payment received" mail when the receipt is known. */
+/** Marks the order paid by this payment; the shopper is mailed once its receipt is known. */
 async function creditOrder(tx: Queryable, deps: LedgerDeps, orderId: string, payment: LedgerRow): Promise<void> {
   await tx
     .update(orders)
     .set({ isPaid: true, paidAt: sql`now()`, mpesaReceipt: payment.receipt, updatedAt: sql`now()` })
     .where(and(eq(orders.id, orderId), eq(orders.isPaid, false)));
-  // A query-settled payment has no receipt yet: the mail waits for it, so it always carries one.
-  if (payment.receipt) await deps.notify.orderPaid(tx, await loadExistingOrder(tx, orderId), payment.amountCents / 100);
+  // A query-settled payment has no receipt yet: its mail waits for the callback (or for
+  // notifyAwaitingReceipts, when none comes), so that it carries the receipt whenever it can.
+  if (payment.receipt) await notifyPaid(tx, deps, payment);
+}
+
+/** "Payment received", once per crediting payment, with what M-Pesa charged. */
+async function notifyPaid(tx: Queryable, deps: LedgerDeps, payment: LedgerRow): Promise<void> {
+  if (!payment.orderId || payment.notifiedAt) return;
+  const marked = await tx
+    .update(mpesaPayments)
+    .set({ notifiedAt: sql`now()` })
+    .where(and(eq(mpesaPayments.id, payment.id), isNull(mpesaPayments.notifiedAt)))
+    .returning({ id: mpesaPayments.id });
+  if (marked.length === 0) return;
+  await deps.notify.orderPaid(tx, await loadExistingOrder(tx, payment.orderId), payment.amountCents / 100);
+}
+
+/**
+ * Query-settled payments whose callback has not brought the receipt after `olderThanMs`: the
+ * shopper is told without it rather than not at all. Run by the reconciler.
+ */
+export async function notifyAwaitingReceipts(db: Db, deps: LedgerDeps, olderThanMs: number): Promise<number> {
+  const waiting = await db
+    .select()
+    .from(mpesaPayments)
+    .where(
+      and(
+        eq(mpesaPayments.status, 'credited'),
+        isNull(mpesaPayments.receipt),
+        isNull(mpesaPayments.notifiedAt),
+        lt(mpesaPayments.createdAt, new Date(Date.now() - olderThanMs)),
+      ),
+    )
+    .limit(20);
+  for (const payment of waiting) await db.transaction((tx) => notifyPaid(tx, deps, payment));
+  return waiting.length;
 }
 
 async function findExisting(tx: Queryable, payment: IncomingPayment): Promise<LedgerRow | undefined> {
@@ -185,14 +219,11 @@ async function fillReceipt(
     .returning();
   if (!row) throw new Error('ledger update returned nothing');
   if (row.orderId && row.status === 'credited') {
-    const updated = await tx
+    await tx
       .update(orders)
       .set({ mpesaReceipt: row.receipt, updatedAt: sql`now()` })
-      .where(and(eq(orders.id, row.orderId), sql`${orders.mpesaReceipt} is null`))
-      .returning({ id: orders.id });
-    if (updated.length > 0 && row.exception === null) {
-      await deps.notify.orderPaid(tx, await loadExistingOrder(tx, row.orderId), row.amountCents / 100);
-    }
+      .where(and(eq(orders.id, row.orderId), isNull(orders.mpesaReceipt)));
+    await notifyPaid(tx, deps, row);
   }
   deps.log.info({ paymentId: row.id, receipt: row.receipt, orderId: row.orderId }, 'M-Pesa receipt filled in');
   return { kind: 'receipt_filled', payment: row };
@@ -299,9 +330,7 @@ export async function resolvePayment(db: Db, deps: LedgerDeps, paymentId: string
       .returning();
     if (!row) throw new Error('ledger update returned nothing');
     // A query-settled payment whose receipt never came: the shopper still gets their mail.
-    if (payment.exception === 'receipt_missing' && payment.orderId && payment.status === 'credited') {
-      await deps.notify.orderPaid(tx, await loadExistingOrder(tx, payment.orderId), payment.amountCents / 100);
-    }
+    if (payment.exception === 'receipt_missing' && payment.status === 'credited') await notifyPaid(tx, deps, payment);
     deps.log.info({ paymentId, exception: payment.exception }, 'M-Pesa payment exception resolved');
     return toLedgerJson(row, 'admin');
   });
