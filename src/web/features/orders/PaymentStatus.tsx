@@ -112,14 +112,7 @@ export function OrderPayments({ payments, showReasons }: { payments: LedgerPayme
             <li key={payment._id} className="list-group-item">
               <div className="d-flex flex-wrap justify-content-between align-items-center gap-2">
                 <span className="text-break">
-                  {payment.receipt ? (
-                    <>
-                      <span className="visually-hidden">M-Pesa receipt </span>
-                      <strong className="font-monospace">{payment.receipt}</strong>
-                    </>
-                  ) : (
-                    <em>Receipt missing</em>
-                  )}
+                  {payment.receipt ? <strong className="font-monospace">{payment.receipt}</strong> : <em>Receipt missing</em>}
                 </span>
                 <strong>{formatKsh(payment.amount)}</strong>
               </div>
@@ -148,39 +141,42 @@ export function OrderPayments({ payments, showReasons }: { payments: LedgerPayme
 
 /**
  * The payment part of the order page (spec §2): 'Paid on {date}' with the M-Pesa receipt and what
- * M-Pesa charged, or 'Not Paid' and the live state of the latest prompt; then every payment on the
- * order. One polite live region, so a screen reader hears the change from waiting to paid or
- * failed without moving focus.
+ * M-Pesa charged, or 'Not Paid' and the live state of the latest prompt, in one polite live region,
+ * so a screen reader hears the change from waiting to paid or failed without moving focus; then
+ * every payment on the order.
  */
 export default function PaymentStatus({ order, canPay, isAdmin = false }: { order: Order; canPay: boolean; isAdmin?: boolean }) {
   const { status, error } = useLivePaymentStatus(order);
   return (
-    <div aria-live="polite">
-      {order.isPaid ? (
-        <Message variant="success">
-          <span className="me-3">Paid on {day(order.paidAt)}</span>
-          {order.mpesaReceipt && (
-            <span className="d-inline-block me-3">
-              M-Pesa receipt <strong className="font-monospace">{order.mpesaReceipt}</strong>
-            </span>
-          )}
-          {/* What M-Pesa charged, in whole shillings, not the order's total with its cents. */}
-          {status && status.amountPaid > 0 && (
-            <span className="d-inline-block">
-              Amount paid <strong>{formatKsh(status.amountPaid)}</strong>
-            </span>
-          )}
-        </Message>
-      ) : (
-        <>
-          <Message variant="danger">Not Paid</Message>
-          {status && <LastAttempt status={status} canPay={canPay} />}
-          {error && !status && (
-            <p className="small text-body-secondary">Could not check the M-Pesa payment: {errorMessage(error)}</p>
-          )}
-        </>
-      )}
+    <>
+      <div aria-live="polite">
+        {order.isPaid ? (
+          <Message variant="success">
+            <span className="me-3">Paid on {day(order.paidAt)}</span>
+            {order.mpesaReceipt && (
+              <span className="d-inline-block me-3">
+                M-Pesa receipt <strong className="font-monospace">{order.mpesaReceipt}</strong>
+              </span>
+            )}
+            {/* What M-Pesa charged, in whole shillings, not the order's total with its cents. */}
+            {status && status.amountPaid > 0 && (
+              <span className="d-inline-block">
+                Amount paid <strong>{formatKsh(status.amountPaid)}</strong>
+              </span>
+            )}
+          </Message>
+        ) : (
+          <>
+            <Message variant="danger">Not Paid</Message>
+            {status && <LastAttempt status={status} canPay={canPay} />}
+            {error && !status && (
+              <p className="small text-body-secondary">Could not check the M-Pesa payment: {errorMessage(error)}</p>
+            )}
+          </>
+        )}
+      </div>
+      {/* Outside the live region: the list is read when reached, not announced as it loads. */}
       {status && <OrderPayments payments={status.payments ?? []} showReasons={isAdmin} />}
-    </div>
+    </>
   );
 }
