@@ -114,7 +114,7 @@ export default function RecordPaymentForm() {
                   spellCheck={false}
                   autoCapitalize="characters"
                   maxLength={40}
-                  placeholder="SKL4A7K2QZ"
+                  placeholder="e.g. SKL4A7K2QZ"
                   aria-describedby={describedBy('receipt')}
                 />
                 {feedback('receipt')}

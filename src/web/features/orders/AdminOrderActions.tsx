@@ -48,13 +48,13 @@ export default function AdminOrderActions({ order, reloading }: { order: Order; 
       )}
       <ListGroup.Item className="py-3 d-grid gap-2">
         {!order.isPaid && (
-          <Button variant="dark" disabled={markingPaid || reloading} onClick={markAsPaid}>
+          <Button variant="dark" className="tap-target" disabled={markingPaid || reloading} onClick={markAsPaid}>
             {markingPaid && <ButtonSpinner />}
             Mark As Paid
           </Button>
         )}
         {!order.isDelivered && (
-          <Button variant="dark" disabled={markingDelivered || reloading} onClick={markAsDelivered}>
+          <Button variant="dark" className="tap-target" disabled={markingDelivered || reloading} onClick={markAsDelivered}>
             {markingDelivered && <ButtonSpinner />}
             Mark As Delivered
           </Button>

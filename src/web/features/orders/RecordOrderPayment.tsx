@@ -72,7 +72,7 @@ export default function RecordOrderPayment({ order, reloading }: { order: Order;
           autoCapitalize="characters"
           spellCheck={false}
           maxLength={40}
-          placeholder="SKL4A7K2QZ"
+          placeholder="e.g. SKL4A7K2QZ"
           required
           isInvalid={invalid('receipt')}
           aria-invalid={invalid('receipt')}
