@@ -35,6 +35,7 @@ export const paymentAttempt = z.object({
 });
 export type PaymentAttempt = z.infer<typeof paymentAttempt>;
 
+
 /**
  * The payment ledger: every M-Pesa payment the shop learns of, once, keyed by its receipt.
  * `status` is where the money stands; `exception` says why it did not simply pay an order.
