@@ -25,6 +25,14 @@ export const paths = {
     productEdit: (id: string) => `/admin/product/${id}/edit`,
     users: '/admin/userlist',
     mail: '/admin/mail',
+    /** The payment ledger; the filter and page live in the query string, so a view can be linked. */
+    payments: (status: 'all' | 'exception' | 'unmatched' = 'all', page = 1) => {
+      const query = new URLSearchParams();
+      if (status !== 'all') query.set('status', status);
+      if (page > 1) query.set('pageNumber', String(page));
+      const text = query.toString();
+      return text ? `/admin/payments?${text}` : '/admin/payments';
+    },
     userEdit: (id: string) => `/admin/user/${id}`,
   },
 } as const;

@@ -52,6 +52,7 @@ const ProductListScreen = lazyScreen(() => import('../features/admin/ProductList
 const ProductEditScreen = lazyScreen(() => import('../features/admin/ProductEditScreen'));
 const UserListScreen = lazyScreen(() => import('../features/admin/UserListScreen'));
 const MailListScreen = lazyScreen(() => import('../features/admin/MailListScreen'));
+const PaymentListScreen = lazyScreen(() => import('../features/admin/PaymentListScreen'));
 const UserEditScreen = lazyScreen(() => import('../features/admin/UserEditScreen'));
 const NotFoundScreen = lazyScreen(() => import('../components/NotFoundScreen'));
 
@@ -82,6 +83,7 @@ export function AppRoutes() {
           <Route path="/admin/product/:id/edit" element={<ProductEditScreen />} />
           <Route path="/admin/userlist" element={<UserListScreen />} />
           <Route path="/admin/mail" element={<MailListScreen />} />
+          <Route path="/admin/payments" element={<PaymentListScreen />} />
         </Route>
         {/* Outside the admin guard, as the specification places it; the server refuses non-admins. */}
         <Route path="/admin/user/:id" element={<UserEditScreen />} />
@@ -109,6 +111,7 @@ const SCREENS: [string, Screen][] = [
   ['/admin/product/:id/edit', ProductEditScreen],
   ['/admin/userlist', UserListScreen],
   ['/admin/mail', MailListScreen],
+  ['/admin/payments', PaymentListScreen],
   ['/admin/user/:id', UserEditScreen],
 ];
 

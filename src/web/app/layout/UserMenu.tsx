@@ -5,6 +5,7 @@ import type { PublicUser } from '../../../shared/schemas/users';
 import { useLogoutMutation } from '../../features/account/api';
 import { signedOut } from '../../features/account/authSlice';
 import { resetCart } from '../../features/cart/cartSlice';
+import { LEDGER_SUMMARY_POLL_MS, useGetLedgerSummaryQuery } from '../../features/orders/paymentsApi';
 import { toastErrors } from '../../lib/toast';
 import { api } from '../api';
 import { paths } from '../paths';
@@ -22,6 +23,12 @@ export default function UserMenu({ user }: { user: PublicUser }) {
   const dispatch = useAppDispatch();
   const navigate = useNavigate();
   const [logout] = useLogoutMutation();
+  // Only an admin asks; a failure leaves the badge off rather than troubling the menu.
+  const { data: ledger } = useGetLedgerSummaryQuery(undefined, {
+    skip: !user.isAdmin,
+    pollingInterval: LEDGER_SUMMARY_POLL_MS,
+  });
+  const openExceptions = ledger?.openExceptions ?? 0;
 
   /** Log Out ends the session, clears the cart and shipping data and the user, then goes to /login (spec §2). */
   async function logOut() {
@@ -58,6 +65,19 @@ export default function UserMenu({ user }: { user: PublicUser }) {
             </NavDropdown.Item>
             <NavDropdown.Item as={Link} to={paths.admin.mail}>
               Mail
+            </NavDropdown.Item>
+            <NavDropdown.Item
+              as={Link}
+              to={paths.admin.payments()}
+              className="d-flex align-items-center justify-content-between gap-2"
+            >
+              Payments
+              {openExceptions > 0 && (
+                <span className="badge rounded-pill bg-danger">
+                  {openExceptions}
+                  <span className="visually-hidden">{openExceptions === 1 ? ' open exception' : ' open exceptions'}</span>
+                </span>
+              )}
             </NavDropdown.Item>
           </>
         )}

@@ -4,6 +4,7 @@ import Spinner from 'react-bootstrap/Spinner';
 import type { Order } from '../../../shared/schemas/orders';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { useMarkDeliveredMutation, useMarkPaidMutation } from './api';
+import RecordOrderPayment from './RecordOrderPayment';
 import '../../styles/list-group.scss';
 
 function ButtonSpinner() {
@@ -12,7 +13,8 @@ function ButtonSpinner() {
 
 /**
  * The admin's manual steps (spec §4): mark an unpaid order paid and an undelivered one delivered.
- * The order then reloads; the buttons wait for it so a second click cannot repeat the step.
+ * The order then reloads; the buttons wait for it so a second click cannot repeat the step. With
+ * the payment's M-Pesa receipt at hand, the admin records it instead, so the ledger keeps it.
  */
 export default function AdminOrderActions({ order, reloading }: { order: Order; reloading: boolean }) {
   const [markPaid, { isLoading: markingPaid }] = useMarkPaidMutation();
@@ -38,19 +40,26 @@ export default function AdminOrderActions({ order, reloading }: { order: Order; 
 
   if (order.isPaid && order.isDelivered) return null;
   return (
-    <ListGroup.Item className="py-3 d-grid gap-2">
+    <>
       {!order.isPaid && (
-        <Button variant="dark" disabled={markingPaid || reloading} onClick={markAsPaid}>
-          {markingPaid && <ButtonSpinner />}
-          Mark As Paid
-        </Button>
+        <ListGroup.Item className="py-3">
+          <RecordOrderPayment order={order} reloading={reloading} />
+        </ListGroup.Item>
       )}
-      {!order.isDelivered && (
-        <Button variant="dark" disabled={markingDelivered || reloading} onClick={markAsDelivered}>
-          {markingDelivered && <ButtonSpinner />}
-          Mark As Delivered
-        </Button>
-      )}
-    </ListGroup.Item>
+      <ListGroup.Item className="py-3 d-grid gap-2">
+        {!order.isPaid && (
+          <Button variant="dark" className="tap-target" disabled={markingPaid || reloading} onClick={markAsPaid}>
+            {markingPaid && <ButtonSpinner />}
+            Mark As Paid
+          </Button>
+        )}
+        {!order.isDelivered && (
+          <Button variant="dark" className="tap-target" disabled={markingDelivered || reloading} onClick={markAsDelivered}>
+            {markingDelivered && <ButtonSpinner />}
+            Mark As Delivered
+          </Button>
+        )}
+      </ListGroup.Item>
+    </>
   );
 }

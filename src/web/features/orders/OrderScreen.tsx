@@ -76,7 +76,7 @@ export default function OrderScreen() {
                 <strong>Method: </strong>
                 {order.paymentMethod}
               </p>
-              <PaymentStatus order={order} canPay={isOwner} />
+              <PaymentStatus order={order} canPay={isOwner} isAdmin={user?.isAdmin ?? false} />
             </ListGroup.Item>
             <ListGroup.Item className="px-0 py-3">
               <h2 className="h4">Order Items</h2>

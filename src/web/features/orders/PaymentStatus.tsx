@@ -1,10 +1,13 @@
 import { useEffect } from 'react';
+import Badge from 'react-bootstrap/Badge';
 import Spinner from 'react-bootstrap/Spinner';
+import { formatKsh } from '../../../shared/money';
 import type { Order } from '../../../shared/schemas/orders';
-import type { PaymentStatus as PaymentStatusBody } from '../../../shared/schemas/payments';
+import type { LedgerPayment, PaymentStatus as PaymentStatusBody } from '../../../shared/schemas/payments';
 import { useAppDispatch } from '../../app/store';
 import Message from '../../components/Message';
 import { errorMessage } from '../../lib/errors';
+import { exceptionReason, receivedTime, STATUS_LABEL, STATUS_VARIANT } from './ledgerText';
 import { PAYMENT_POLL_MS, paymentsApi, useGetPaymentStatusQuery } from './paymentsApi';
 
 /** Dates are shown as their first 10 characters, the day (spec §9). */
@@ -13,13 +16,13 @@ const day = (timestamp: string | null) => timestamp?.slice(0, 10) ?? '';
 /**
  * The order's payment status from the server, asked again every 2 s while a prompt waits on the
  * shopper's phone. When it turns paid the order itself is reloaded, so 'Paid on …' appears in place.
+ * A paid order asks once too: its payments and what M-Pesa charged come from here.
  */
 function useLivePaymentStatus(order: Order) {
   const dispatch = useAppDispatch();
   const { data: current } = paymentsApi.endpoints.getPaymentStatus.useQueryState(order._id);
-  const waiting = current?.lastAttempt?.status === 'pending' && !current.isPaid;
+  const waiting = current?.lastAttempt?.status === 'pending' && !current.isPaid && !order.isPaid;
   const query = useGetPaymentStatusQuery(order._id, {
-    skip: order.isPaid,
     pollingInterval: waiting ? PAYMENT_POLL_MS : 0,
     // Coming back to the order must show the prompt's present state, not a cached one.
     refetchOnMountOrArgChange: true,
@@ -37,7 +40,7 @@ function useLivePaymentStatus(order: Order) {
     }
   }, [paidSinceLoaded, order._id, dispatch]);
 
-  return { status: order.isPaid ? undefined : query.data, error: order.isPaid ? undefined : query.error };
+  return { status: query.data, error: query.error };
 }
 
 function InlineSpinner() {
@@ -91,32 +94,89 @@ function LastAttempt({ status, canPay }: { status: PaymentStatusBody; canPay: bo
 }
 
 /**
- * The payment part of the order page (spec §2): 'Paid on {date}' with the M-Pesa receipt, or
- * 'Not Paid' and the live state of the latest prompt. One polite live region, so a screen reader
- * hears the change from waiting to paid or failed without moving focus.
+ * Every M-Pesa payment on the order, oldest first, with its receipt and what M-Pesa charged: the
+ * shopper's own record, and the admin's view of a double or short payment.
  */
-export default function PaymentStatus({ order, canPay }: { order: Order; canPay: boolean }) {
+export function OrderPayments({ payments, showReasons }: { payments: LedgerPayment[]; showReasons: boolean }) {
+  if (payments.length === 0) return null;
+  return (
+    <section aria-labelledby="order-payments-heading" className="mb-3">
+      <h3 className="h6" id="order-payments-heading">
+        Payments
+      </h3>
+      <ul className="list-group">
+        {payments.map((payment) => {
+          const variant = STATUS_VARIANT[payment.status];
+          const reason = showReasons ? exceptionReason(payment) : null;
+          return (
+            <li key={payment._id} className="list-group-item">
+              <div className="d-flex flex-wrap justify-content-between align-items-center gap-2">
+                <span className="text-break">
+                  {payment.receipt ? <strong className="font-monospace">{payment.receipt}</strong> : <em>Receipt missing</em>}
+                </span>
+                <strong>{formatKsh(payment.amount)}</strong>
+              </div>
+              <div className="d-flex flex-wrap justify-content-between align-items-center gap-2 small">
+                <time dateTime={payment.receivedAt} className="text-body-secondary">
+                  {receivedTime(payment.receivedAt)} EAT
+                </time>
+                <Badge bg={variant.bg} text={variant.text}>
+                  {STATUS_LABEL[payment.status]}
+                </Badge>
+              </div>
+              {reason && <p className="small text-danger mb-0 mt-1">{reason}</p>}
+              {showReasons && payment.note && (
+                <p className="small mb-0 mt-1">
+                  <strong>Note: </strong>
+                  {payment.note}
+                </p>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}
+
+/**
+ * The payment part of the order page (spec §2): 'Paid on {date}' with the M-Pesa receipt and what
+ * M-Pesa charged, or 'Not Paid' and the live state of the latest prompt, in one polite live region,
+ * so a screen reader hears the change from waiting to paid or failed without moving focus; then
+ * every payment on the order.
+ */
+export default function PaymentStatus({ order, canPay, isAdmin = false }: { order: Order; canPay: boolean; isAdmin?: boolean }) {
   const { status, error } = useLivePaymentStatus(order);
   return (
-    <div aria-live="polite">
-      {order.isPaid ? (
-        <Message variant="success">
-          <span className="me-3">Paid on {day(order.paidAt)}</span>
-          {order.mpesaReceipt && (
-            <span className="d-inline-block">
-              M-Pesa receipt <strong className="font-monospace">{order.mpesaReceipt}</strong>
-            </span>
-          )}
-        </Message>
-      ) : (
-        <>
-          <Message variant="danger">Not Paid</Message>
-          {status && <LastAttempt status={status} canPay={canPay} />}
-          {error && !status && (
-            <p className="small text-body-secondary">Could not check the M-Pesa payment: {errorMessage(error)}</p>
-          )}
-        </>
-      )}
-    </div>
+    <>
+      <div aria-live="polite">
+        {order.isPaid ? (
+          <Message variant="success">
+            <span className="me-3">Paid on {day(order.paidAt)}</span>
+            {order.mpesaReceipt && (
+              <span className="d-inline-block me-3">
+                M-Pesa receipt <strong className="font-monospace">{order.mpesaReceipt}</strong>
+              </span>
+            )}
+            {/* What M-Pesa charged, in whole shillings, not the order's total with its cents. */}
+            {status && status.amountPaid > 0 && (
+              <span className="d-inline-block">
+                Amount paid <strong>{formatKsh(status.amountPaid)}</strong>
+              </span>
+            )}
+          </Message>
+        ) : (
+          <>
+            <Message variant="danger">Not Paid</Message>
+            {status && <LastAttempt status={status} canPay={canPay} />}
+            {error && !status && (
+              <p className="small text-body-secondary">Could not check the M-Pesa payment: {errorMessage(error)}</p>
+            )}
+          </>
+        )}
+      </div>
+      {/* Outside the live region: the list is read when reached, not announced as it loads. */}
+      {status && <OrderPayments payments={status.payments ?? []} showReasons={isAdmin} />}
+    </>
   );
 }

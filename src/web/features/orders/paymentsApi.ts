@@ -1,14 +1,58 @@
-import type { PaymentStatus, StkPushBody, StkPushResponse } from '../../../shared/schemas/payments';
+import type {
+  LedgerFilter,
+  LedgerPage,
+  LedgerPayment,
+  LedgerSummary,
+  ManualPaymentBody,
+  PaymentStatus,
+  StkPushBody,
+  StkPushResponse,
+} from '../../../shared/schemas/payments';
 import { api } from '../../app/api';
 
 /** How often the order page asks about a prompt that is still waiting on the shopper's phone. */
 export const PAYMENT_POLL_MS = 2000;
 
+/** How often an admin's menu asks how many payments wait for them. */
+export const LEDGER_SUMMARY_POLL_MS = 60_000;
+
+export interface LedgerQuery {
+  status: LedgerFilter;
+  pageNumber: number;
+}
+
+/** The query string of a ledger page: "all" and page 1 are the server's defaults, so they are left out. */
+export function ledgerParams({ status, pageNumber }: LedgerQuery): Record<string, string> {
+  return {
+    ...(status === 'all' ? {} : { status }),
+    ...(pageNumber > 1 ? { pageNumber: String(pageNumber) } : {}),
+  };
+}
+
 /**
- * M-Pesa calls (spec §7: POST /api/orders/stkpush; GET /api/orders/{id}/payment). A prompt sent
- * invalidates that order's payment status, so coming back to the order page shows the new one.
+ * What a change to a ledger payment reloads: the ledger's pages and the menu's count, and the
+ * order it now pays (its payment list, its paid state, the order lists).
  */
-export const paymentsApi = api.enhanceEndpoints({ addTagTypes: ['Payment'] }).injectEndpoints({
+function afterLedgerChange(orderId: string | null | undefined) {
+  return [
+    { type: 'Ledger' as const, id: 'LIST' },
+    { type: 'Ledger' as const, id: 'SUMMARY' },
+    ...(orderId
+      ? [
+          { type: 'Payment' as const, id: orderId },
+          { type: 'Order' as const, id: orderId },
+          { type: 'Order' as const, id: 'LIST' },
+        ]
+      : []),
+  ];
+}
+
+/**
+ * M-Pesa calls (spec §7: POST /api/orders/stkpush; GET /api/orders/{id}/payment), and the
+ * admin's payment ledger. A prompt sent invalidates that order's payment status, so coming back
+ * to the order page shows the new one.
+ */
+export const paymentsApi = api.enhanceEndpoints({ addTagTypes: ['Payment', 'Ledger'] }).injectEndpoints({
   endpoints: (build) => ({
     sendPaymentPrompt: build.mutation<StkPushResponse, StkPushBody>({
       query: (body) => ({ url: '/orders/stkpush', method: 'POST', body }),
@@ -18,7 +62,39 @@ export const paymentsApi = api.enhanceEndpoints({ addTagTypes: ['Payment'] }).in
       query: (orderId) => `/orders/${orderId}/payment`,
       providesTags: (_result, _error, orderId) => [{ type: 'Payment', id: orderId }],
     }),
+    /** The admin's ledger, newest first (GET /api/admin/payments). */
+    getLedger: build.query<LedgerPage, LedgerQuery>({
+      query: (args) => ({ url: '/admin/payments', params: ledgerParams(args) }),
+      providesTags: [{ type: 'Ledger', id: 'LIST' }],
+    }),
+    /** How many exceptions wait for the merchant, for the Admin menu's badge. */
+    getLedgerSummary: build.query<LedgerSummary, void>({
+      query: () => '/admin/payments/summary',
+      providesTags: [{ type: 'Ledger', id: 'SUMMARY' }],
+    }),
+    /** An unmatched payment given to an order; the server settles the order if it covers what is due. */
+    assignPayment: build.mutation<LedgerPayment, { id: string; orderId: string }>({
+      query: ({ id, orderId }) => ({ url: `/admin/payments/${id}/assign`, method: 'POST', body: { orderId } }),
+      invalidatesTags: (_result, _error, { orderId }) => afterLedgerChange(orderId),
+    }),
+    resolvePayment: build.mutation<LedgerPayment, { id: string; note: string }>({
+      query: ({ id, note }) => ({ url: `/admin/payments/${id}/resolve`, method: 'POST', body: { note } }),
+      invalidatesTags: (result) => afterLedgerChange(result?.orderId),
+    }),
+    /** A payment from the merchant's M-Pesa statement, entered by an admin with its receipt. */
+    recordPayment: build.mutation<LedgerPayment, ManualPaymentBody>({
+      query: (body) => ({ url: '/admin/payments', method: 'POST', body }),
+      invalidatesTags: (_result, _error, body) => afterLedgerChange(body.orderId),
+    }),
   }),
 });
 
-export const { useSendPaymentPromptMutation, useGetPaymentStatusQuery } = paymentsApi;
+export const {
+  useSendPaymentPromptMutation,
+  useGetPaymentStatusQuery,
+  useGetLedgerQuery,
+  useGetLedgerSummaryQuery,
+  useAssignPaymentMutation,
+  useResolvePaymentMutation,
+  useRecordPaymentMutation,
+} = paymentsApi;

@@ -1,0 +1,248 @@
+import { type FormEvent, useId, useRef, useState } from 'react';
+import Badge from 'react-bootstrap/Badge';
+import Button from 'react-bootstrap/Button';
+import Form from 'react-bootstrap/Form';
+import Spinner from 'react-bootstrap/Spinner';
+import { Link } from 'react-router';
+import { formatKsh } from '../../../shared/money';
+import type { LedgerPayment } from '../../../shared/schemas/payments';
+import { paths } from '../../app/paths';
+import { errorMessage } from '../../lib/errors';
+import { toastErrors, toastSuccess } from '../../lib/toast';
+import { exceptionReason, isOpenException, receivedTime, SOURCE_LABEL, STATUS_LABEL, STATUS_VARIANT } from '../orders/ledgerText';
+import { useAssignPaymentMutation, useResolvePaymentMutation } from '../orders/paymentsApi';
+import { checkNote, ORDER_ID_HINT, orderIdFrom, orderIdProblem } from './paymentForms';
+
+function ButtonSpinner() {
+  return <Spinner as="span" animation="border" size="sm" className="me-2" aria-hidden="true" />;
+}
+
+/** A form's message under its field, tied to the field for screen readers. */
+function FieldError({ id, message }: { id: string; message: string | null }) {
+  return (
+    <Form.Control.Feedback type="invalid" id={id}>
+      {message}
+    </Form.Control.Feedback>
+  );
+}
+
+/** Gives an unmatched payment to an order: the order's full id, or its link pasted. */
+function AssignForm({ payment, onClose }: { payment: LedgerPayment; onClose: (done: boolean) => void }) {
+  const [text, setText] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [assign, { isLoading }] = useAssignPaymentMutation();
+  const id = useId();
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const orderId = orderIdFrom(text);
+    const problem = orderIdProblem(orderId);
+    setError(problem);
+    if (problem) return;
+    try {
+      const updated = await assign({ id: payment._id, orderId }).unwrap();
+      toastSuccess(updated.status === 'credited' ? 'Payment assigned: it pays the order' : 'Payment assigned to the order');
+      onClose(true);
+    } catch (err) {
+      setError(errorMessage(err));
+      toastErrors(err);
+    }
+  }
+
+  return (
+    <Form onSubmit={submit} noValidate className="mt-3" aria-label="Assign to order">
+      <Form.Group controlId={`${id}-order`} className="mb-2">
+        <Form.Label>Order ID</Form.Label>
+        <Form.Control
+          className="tap-target font-monospace"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          autoComplete="off"
+          spellCheck={false}
+          // The admin just asked for this field: focus follows the request.
+          autoFocus
+          maxLength={300}
+          isInvalid={error !== null}
+          aria-invalid={error !== null}
+          aria-describedby={error ? `${id}-hint ${id}-error` : `${id}-hint`}
+        />
+        <Form.Text id={`${id}-hint`}>{ORDER_ID_HINT}</Form.Text>
+        <FieldError id={`${id}-error`} message={error} />
+      </Form.Group>
+      <div className="d-flex flex-wrap gap-2">
+        <Button type="submit" variant="dark" className="tap-target" disabled={isLoading}>
+          {isLoading && <ButtonSpinner />}
+          Assign
+        </Button>
+        <Button variant="outline-secondary" className="tap-target" onClick={() => onClose(false)} disabled={isLoading}>
+          Cancel
+        </Button>
+      </div>
+    </Form>
+  );
+}
+
+/** Closes an exception with the merchant's note of what was done about it. */
+function ResolveForm({ payment, onClose }: { payment: LedgerPayment; onClose: (done: boolean) => void }) {
+  const [text, setText] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [resolve, { isLoading }] = useResolvePaymentMutation();
+  const id = useId();
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const check = checkNote(text);
+    setError(check.ok ? null : check.error);
+    if (!check.ok) return;
+    try {
+      await resolve({ id: payment._id, note: check.note }).unwrap();
+      toastSuccess('Exception resolved');
+      onClose(true);
+    } catch (err) {
+      setError(errorMessage(err));
+      toastErrors(err);
+    }
+  }
+
+  return (
+    <Form onSubmit={submit} noValidate className="mt-3" aria-label="Resolve exception">
+      <Form.Group controlId={`${id}-note`} className="mb-2">
+        <Form.Label>Note</Form.Label>
+        <Form.Control
+          as="textarea"
+          rows={2}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          // The admin just asked for this field: focus follows the request.
+          autoFocus
+          required
+          maxLength={500}
+          isInvalid={error !== null}
+          aria-invalid={error !== null}
+          aria-describedby={error ? `${id}-hint ${id}-error` : `${id}-hint`}
+        />
+        <Form.Text id={`${id}-hint`}>What you did about it, e.g. “Refunded by M-Pesa reversal” or “Kept as credit”.</Form.Text>
+        <FieldError id={`${id}-error`} message={error} />
+      </Form.Group>
+      <div className="d-flex flex-wrap gap-2">
+        <Button type="submit" variant="dark" className="tap-target" disabled={isLoading}>
+          {isLoading && <ButtonSpinner />}
+          Mark resolved
+        </Button>
+        <Button variant="outline-secondary" className="tap-target" onClick={() => onClose(false)} disabled={isLoading}>
+          Cancel
+        </Button>
+      </div>
+    </Form>
+  );
+}
+
+type Action = 'assign' | 'resolve';
+
+/** What the admin can do about an open exception: assign it (when unmatched) or resolve it with a note. */
+function ExceptionActions({ payment, describedBy }: { payment: LedgerPayment; describedBy: string }) {
+  const [action, setAction] = useState<Action | null>(null);
+  const buttons = { assign: useRef<HTMLButtonElement>(null), resolve: useRef<HTMLButtonElement>(null) };
+  const formId = useId();
+  const canAssign = payment.exception === 'unmatched';
+
+  function close(done: boolean) {
+    const opened = action;
+    setAction(null);
+    // Back to the button that opened the form, so keyboard users keep their place.
+    if (!done && opened) buttons[opened].current?.focus();
+  }
+
+  const toggle = (which: Action) => setAction((current) => (current === which ? null : which));
+
+  return (
+    <>
+      <div className="d-flex flex-wrap gap-2">
+        {canAssign && (
+          <Button
+            ref={buttons.assign}
+            variant="dark"
+            className="tap-target"
+            aria-expanded={action === 'assign'}
+            aria-controls={action === 'assign' ? formId : undefined}
+            aria-describedby={describedBy}
+            onClick={() => toggle('assign')}
+          >
+            Assign to order
+          </Button>
+        )}
+        <Button
+          ref={buttons.resolve}
+          variant="outline-dark"
+          className="tap-target"
+          aria-expanded={action === 'resolve'}
+          aria-controls={action === 'resolve' ? formId : undefined}
+          aria-describedby={describedBy}
+          onClick={() => toggle('resolve')}
+        >
+          Resolve
+        </Button>
+      </div>
+      <div id={formId}>
+        {action === 'assign' && <AssignForm payment={payment} onClose={close} />}
+        {action === 'resolve' && <ResolveForm payment={payment} onClose={close} />}
+      </div>
+    </>
+  );
+}
+
+/**
+ * One payment of the ledger as a card of labelled fields: it reads the same on a phone as on a
+ * desktop, with nothing to scroll sideways. An exception says why in words, and offers its actions.
+ */
+export default function PaymentCard({ payment }: { payment: LedgerPayment }) {
+  const headingId = useId();
+  const reason = exceptionReason(payment);
+  const open = isOpenException(payment);
+  const variant = STATUS_VARIANT[payment.status];
+
+  return (
+    <article className="card h-100 shadow-sm" aria-labelledby={headingId} data-testid="ledger-payment">
+      <div className="card-body">
+        <div className="d-flex flex-wrap justify-content-between align-items-start gap-2 mb-2">
+          <h2 className="h6 mb-0 text-break" id={headingId}>
+            {payment.receipt ? <span className="font-monospace">{payment.receipt}</span> : 'Receipt missing'}
+          </h2>
+          <Badge bg={variant.bg} text={variant.text}>
+            {STATUS_LABEL[payment.status]}
+          </Badge>
+        </div>
+        <dl className="ledger-fields mb-2">
+          <dt>Amount</dt>
+          <dd>{formatKsh(payment.amount)}</dd>
+          <dt>Phone</dt>
+          <dd>{payment.phone ?? <span className="text-body-secondary">Not given</span>}</dd>
+          <dt>Source</dt>
+          <dd>{SOURCE_LABEL[payment.source]}</dd>
+          <dt>Order</dt>
+          <dd>
+            {payment.orderId ? (
+              <Link to={paths.order(payment.orderId)} className="font-monospace">
+                {payment.orderId}
+              </Link>
+            ) : (
+              <span className="text-body-secondary">No order</span>
+            )}
+          </dd>
+          <dt>Received</dt>
+          <dd>
+            <time dateTime={payment.receivedAt}>{receivedTime(payment.receivedAt)} EAT</time>
+          </dd>
+        </dl>
+        {reason && <p className={open ? 'text-danger fw-semibold mb-2' : 'text-body-secondary small mb-2'}>{reason}</p>}
+        {payment.note && (
+          <p className="mb-2">
+            <strong>Note: </strong>
+            {payment.note}
+          </p>
+        )}
+        {open && <ExceptionActions payment={payment} describedBy={headingId} />}
+      </div>
+    </article>
+  );
+}

@@ -1,0 +1,281 @@
+// @vitest-environment happy-dom
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { Provider } from 'react-redux';
+import { createMemoryRouter, RouterProvider, useLocation } from 'react-router';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { LedgerPage, LedgerPayment } from '../../../shared/schemas/payments';
+import { makeStore } from '../../app/store';
+import { setCredentials } from '../account/authSlice';
+import { EXCEPTION_REASON, receivedTime } from '../orders/ledgerText';
+import PaymentListScreen from './PaymentListScreen';
+import { checkManualPayment, orderIdFrom, orderIdProblem } from './paymentForms';
+
+const ORDER = '0b6f7c1e-3a52-4d7e-9f1a-2c4b5d6e7f80';
+
+const payment = (over: Partial<LedgerPayment>): LedgerPayment => ({
+  _id: 'p0',
+  receipt: 'SKL4A7K2QZ',
+  amount: 502,
+  phone: '254708374149',
+  source: 'stk_callback',
+  orderId: ORDER,
+  status: 'credited',
+  exception: null,
+  receivedAt: '2026-11-24T08:39:41.000Z',
+  note: null,
+  ...over,
+});
+
+const LEDGER: LedgerPayment[] = [
+  payment({ _id: 'p1', receipt: 'SKL4A7K2QA', status: 'exception', exception: 'double_payment' }),
+  payment({ _id: 'p2', receipt: 'SKL4A7K2QB', orderId: null, status: 'exception', exception: 'unmatched', source: 'c2b' }),
+  payment({ _id: 'p3', receipt: 'SKL4A7K2QC', amount: 300, status: 'exception', exception: 'amount_short' }),
+  payment({ _id: 'p4', receipt: null, status: 'exception', exception: 'receipt_missing', source: 'stk_query' }),
+  payment({ _id: 'p5', receipt: 'SKL4A7K2QE', status: 'exception', exception: 'order_deleted' }),
+  payment({ _id: 'p6', receipt: 'SKL4A7K2QF', status: 'resolved', exception: 'double_payment', note: 'Refunded by reversal' }),
+  payment({ _id: 'p7', receipt: 'SKL4A7K2QG', source: 'manual', phone: null }),
+];
+
+interface Call {
+  method: string;
+  url: URL;
+  body: unknown;
+}
+let calls: Call[] = [];
+let answer: (call: Call) => { status: number; body: unknown };
+
+/** The shop's API as the screen sees it: every request recorded, answered by `answer`. */
+function stubApi() {
+  calls = [];
+  answer = () => ({ status: 200, body: { payments: LEDGER, page: 1, pages: 3 } satisfies LedgerPage });
+  vi.stubGlobal('fetch', async (input: Request | string, init?: RequestInit) => {
+    const request = input instanceof Request ? input : new Request(new URL(input, 'http://localhost:3000'), init);
+    const text = request.method === 'GET' ? '' : await request.text();
+    const call = { method: request.method, url: new URL(request.url), body: text ? JSON.parse(text) : undefined };
+    calls.push(call);
+    const { status, body } = answer(call);
+    return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+  });
+}
+
+function LocationProbe() {
+  const location = useLocation();
+  return <output data-testid="location">{location.pathname + location.search}</output>;
+}
+
+function renderAt(path: string) {
+  const store = makeStore();
+  store.dispatch(setCredentials({ _id: 'a1', name: 'Admin', email: 'admin@example.com', isAdmin: true }));
+  const router = createMemoryRouter(
+    [
+      {
+        path: '/admin/payments',
+        element: (
+          <>
+            <PaymentListScreen />
+            <LocationProbe />
+          </>
+        ),
+      },
+    ],
+    { initialEntries: [path] },
+  );
+  return render(
+    <Provider store={store}>
+      <RouterProvider router={router} />
+    </Provider>,
+  );
+}
+
+const ledgerCalls = () => calls.filter((c) => c.method === 'GET' && c.url.pathname === '/api/admin/payments');
+const cardOf = (receipt: string) => screen.getByRole('article', { name: receipt });
+
+beforeEach(() => {
+  localStorage.clear();
+  stubApi();
+});
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
+
+describe('the ledger’s words', () => {
+  it('gives each exception its reason in plain words', () => {
+    expect(EXCEPTION_REASON).toEqual({
+      double_payment: 'Paid twice: this order was already paid. Refund or keep as credit.',
+      unmatched: 'No order matched this payment. Assign it to an order.',
+      amount_short: 'Less than the amount due for the order.',
+      receipt_missing: 'Settled by the status query; the M-Pesa receipt has not arrived yet.',
+      order_deleted: 'The order this paid was deleted.',
+    });
+  });
+
+  it('shows the time in Nairobi, where M-Pesa statements are', () => {
+    expect(receivedTime('2026-11-24T22:39:41.000Z')).toBe('2026-11-25 01:39');
+  });
+});
+
+describe('order ids typed by an admin', () => {
+  it('accepts the full id or the order page’s link, and explains a shortened one', () => {
+    expect(orderIdFrom(`  ${ORDER} `)).toBe(ORDER);
+    expect(orderIdFrom(`https://shop.example.co.ke/order/${ORDER}?x=1`)).toBe(ORDER);
+    expect(orderIdProblem(ORDER)).toBeNull();
+    expect(orderIdProblem('0b6f7c1e…')).toMatch(/only part of the id/);
+    expect(orderIdProblem('')).toBe('Enter the order id');
+    expect(orderIdProblem('not an id')).toBe('Not a valid order id');
+  });
+
+  it('checks a manual entry with the server’s rules before sending it', () => {
+    const bad = checkManualPayment({ orderId: '0b6f7c1e', receipt: 'x', amount: '', phone: '' });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(Object.keys(bad.errors).sort()).toEqual(['amount', 'orderId', 'receipt']);
+    const good = checkManualPayment({ orderId: ORDER, receipt: ' skl4a7k2qz ', amount: '502', phone: '' });
+    expect(good).toEqual({ ok: true, body: { orderId: ORDER, receipt: 'SKL4A7K2QZ', amount: 502 } });
+  });
+});
+
+describe('PaymentListScreen', () => {
+  it('shows every payment with its fields labelled, and each exception’s reason', async () => {
+    renderAt('/admin/payments');
+    await screen.findByRole('article', { name: 'SKL4A7K2QA' });
+
+    for (const reason of Object.values(EXCEPTION_REASON)) expect(screen.getAllByText(reason).length).toBeGreaterThan(0);
+    const doubled = within(cardOf('SKL4A7K2QA'));
+    expect(doubled.getByText('Ksh. 502.00')).toBeTruthy();
+    expect(doubled.getByText('254708374149')).toBeTruthy();
+    expect(doubled.getByText('STK callback')).toBeTruthy();
+    expect(doubled.getByRole('link', { name: ORDER }).getAttribute('href')).toBe(`/order/${ORDER}`);
+    expect(doubled.getByText('Exception')).toBeTruthy();
+
+    const unmatched = within(cardOf('SKL4A7K2QB'));
+    expect(unmatched.getByText('No order')).toBeTruthy();
+    expect(unmatched.getByText('Paybill/Till')).toBeTruthy();
+    expect(unmatched.getByRole('button', { name: 'Assign to order' })).toBeTruthy();
+    expect(within(cardOf('Receipt missing')).getByText('STK query')).toBeTruthy();
+
+    // Only open exceptions have actions; a resolved one shows its note instead.
+    const resolved = within(cardOf('SKL4A7K2QF'));
+    expect(resolved.getByText('Refunded by reversal')).toBeTruthy();
+    expect(resolved.queryByRole('button')).toBeNull();
+    expect(within(cardOf('SKL4A7K2QG')).getByText('Manual')).toBeTruthy();
+    expect(screen.getAllByRole('button', { name: 'Resolve' })).toHaveLength(5);
+    expect(screen.getAllByRole('button', { name: 'Assign to order' })).toHaveLength(1);
+  });
+
+  it('is a list of cards, never a table that would scroll sideways on a phone', async () => {
+    const { container } = renderAt('/admin/payments');
+    await screen.findAllByRole('article');
+    expect(container.querySelector('table')).toBeNull();
+    // Every value sits beside its label, and nothing is given a fixed width.
+    for (const card of screen.getAllByRole('article')) {
+      const labels = [...card.querySelectorAll('dt')].map((dt) => dt.textContent);
+      expect(labels).toEqual(['Amount', 'Phone', 'Source', 'Order', 'Received']);
+      expect(card.querySelectorAll('dd')).toHaveLength(5);
+    }
+    expect(container.querySelector('[style*="width"]')).toBeNull();
+  });
+
+  it('keeps the filter in the address and asks the server for that filter', async () => {
+    renderAt('/admin/payments');
+    await screen.findAllByRole('article');
+    expect(ledgerCalls().at(-1)?.url.search).toBe('');
+    expect(screen.getByRole('link', { name: 'All' }).getAttribute('aria-current')).toBe('page');
+
+    fireEvent.click(screen.getByRole('link', { name: 'Exceptions' }));
+    await waitFor(() => expect(ledgerCalls().at(-1)?.url.search).toBe('?status=exception'));
+    expect(screen.getByTestId('location').textContent).toBe('/admin/payments?status=exception');
+    expect(screen.getByRole('link', { name: 'Exceptions' }).getAttribute('aria-current')).toBe('page');
+    // Paging keeps the filter.
+    expect(screen.getByRole('link', { name: 'Page 2' }).getAttribute('href')).toBe(
+      '/admin/payments?status=exception&pageNumber=2',
+    );
+
+    fireEvent.click(screen.getByRole('link', { name: 'Unmatched' }));
+    await waitFor(() => expect(ledgerCalls().at(-1)?.url.search).toBe('?status=unmatched'));
+
+    fireEvent.click(screen.getByRole('link', { name: 'All' }));
+    await waitFor(() => expect(screen.getByTestId('location').textContent).toBe('/admin/payments'));
+  });
+
+  it('opens a linked view on its page with its filter', async () => {
+    renderAt('/admin/payments?status=unmatched&pageNumber=2');
+    await screen.findAllByRole('article');
+    expect(ledgerCalls().at(-1)?.url.search).toBe('?status=unmatched&pageNumber=2');
+  });
+
+  it('assigns an unmatched payment by the full order id, and refuses a shortened one', async () => {
+    renderAt('/admin/payments?status=unmatched');
+    const card = within(await screen.findByRole('article', { name: 'SKL4A7K2QB' }));
+    fireEvent.click(card.getByRole('button', { name: 'Assign to order' }));
+    const field = card.getByLabelText('Order ID');
+
+    fireEvent.change(field, { target: { value: '0b6f7c1e' } });
+    fireEvent.click(card.getByRole('button', { name: 'Assign' }));
+    expect(await card.findByText(/only part of the id/)).toBeTruthy();
+    expect(calls.some((c) => c.method === 'POST')).toBe(false);
+
+    answer = (call) =>
+      call.method === 'POST'
+        ? { status: 200, body: payment({ _id: 'p2', orderId: ORDER, status: 'credited', exception: null }) }
+        : { status: 200, body: { payments: LEDGER, page: 1, pages: 1 } };
+    fireEvent.change(field, { target: { value: `/order/${ORDER}` } });
+    fireEvent.click(card.getByRole('button', { name: 'Assign' }));
+    await waitFor(() => expect(calls.some((c) => c.method === 'POST')).toBe(true));
+    const post = calls.find((c) => c.method === 'POST');
+    expect(post?.url.pathname).toBe('/api/admin/payments/p2/assign');
+    expect(post?.body).toEqual({ orderId: ORDER });
+  });
+
+  it('shows the server’s msg when an assignment is refused', async () => {
+    renderAt('/admin/payments');
+    const card = within(await screen.findByRole('article', { name: 'SKL4A7K2QB' }));
+    answer = (call) =>
+      call.method === 'POST'
+        ? { status: 404, body: { errors: [{ msg: 'Order not found' }] } }
+        : { status: 200, body: { payments: LEDGER, page: 1, pages: 1 } };
+    fireEvent.click(card.getByRole('button', { name: 'Assign to order' }));
+    fireEvent.change(card.getByLabelText('Order ID'), { target: { value: ORDER } });
+    fireEvent.click(card.getByRole('button', { name: 'Assign' }));
+    expect(await card.findByText('Order not found')).toBeTruthy();
+  });
+
+  it('resolves an exception only with a note', async () => {
+    renderAt('/admin/payments');
+    const card = within(await screen.findByRole('article', { name: 'SKL4A7K2QA' }));
+    fireEvent.click(card.getByRole('button', { name: 'Resolve' }));
+    fireEvent.click(card.getByRole('button', { name: 'Mark resolved' }));
+    expect(await card.findByText('Write a note')).toBeTruthy();
+    expect(calls.some((c) => c.method === 'POST')).toBe(false);
+
+    answer = (call) =>
+      call.method === 'POST'
+        ? { status: 200, body: payment({ _id: 'p1', status: 'resolved', exception: 'double_payment', note: 'Refunded' }) }
+        : { status: 200, body: { payments: LEDGER, page: 1, pages: 1 } };
+    fireEvent.change(card.getByLabelText('Note'), { target: { value: '  Refunded  ' } });
+    fireEvent.click(card.getByRole('button', { name: 'Mark resolved' }));
+    await waitFor(() => expect(calls.some((c) => c.method === 'POST')).toBe(true));
+    const post = calls.find((c) => c.method === 'POST');
+    expect(post?.url.pathname).toBe('/api/admin/payments/p1/resolve');
+    expect(post?.body).toEqual({ note: 'Refunded' });
+  });
+
+  it('records a payment from the M-Pesa statement', async () => {
+    renderAt('/admin/payments');
+    await screen.findAllByRole('article');
+    const form = within(screen.getByRole('form', { name: 'Record M-Pesa payment' }));
+    answer = (call) =>
+      call.method === 'POST'
+        ? { status: 201, body: payment({ _id: 'p9', source: 'manual' }) }
+        : { status: 200, body: { payments: LEDGER, page: 1, pages: 1 } };
+    fireEvent.change(form.getByLabelText('Order ID'), { target: { value: ORDER } });
+    fireEvent.change(form.getByLabelText('M-Pesa receipt'), { target: { value: 'skl4a7k2qz' } });
+    fireEvent.change(form.getByLabelText('Amount (Ksh)'), { target: { value: '502' } });
+    fireEvent.change(form.getByLabelText('Phone (optional)'), { target: { value: '0708374149' } });
+    fireEvent.click(form.getByRole('button', { name: 'Record payment' }));
+    await waitFor(() => expect(calls.some((c) => c.method === 'POST')).toBe(true));
+    const post = calls.find((c) => c.method === 'POST');
+    expect(post?.url.pathname).toBe('/api/admin/payments');
+    expect(post?.body).toEqual({ orderId: ORDER, receipt: 'SKL4A7K2QZ', amount: 502, phone: '0708374149' });
+    await waitFor(() => expect((form.getByLabelText('M-Pesa receipt') as HTMLInputElement).value).toBe(''));
+  });
+});

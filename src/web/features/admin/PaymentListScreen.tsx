@@ -1,0 +1,92 @@
+import { Link, useSearchParams } from 'react-router';
+import type { LedgerFilter } from '../../../shared/schemas/payments';
+import { paths } from '../../app/paths';
+import Loader from '../../components/Loader';
+import Message from '../../components/Message';
+import PageTitle from '../../components/PageTitle';
+import Paginate from '../../components/Paginate';
+import { errorMessage } from '../../lib/errors';
+import { useGetLedgerQuery } from '../orders/paymentsApi';
+import PaymentCard from './PaymentCard';
+import RecordPaymentForm from './RecordPaymentForm';
+import './payments.css';
+
+const FILTERS: { value: LedgerFilter; label: string; empty: string }[] = [
+  { value: 'all', label: 'All', empty: 'No M-Pesa payments yet.' },
+  { value: 'exception', label: 'Exceptions', empty: 'No exceptions: every payment is accounted for.' },
+  { value: 'unmatched', label: 'Unmatched', empty: 'No unmatched payments.' },
+];
+
+/** The filter in the address (?status=exception); anything unknown shows them all. */
+export function filterFrom(value: string | null): LedgerFilter {
+  return FILTERS.find((f) => f.value === value)?.value ?? 'all';
+}
+
+export function pageFrom(value: string | null): number {
+  const page = Number(value);
+  return Number.isInteger(page) && page >= 1 ? page : 1;
+}
+
+/**
+ * The M-Pesa ledger, newest first: every payment the shop learned of, each exception with its
+ * reason and what can be done about it. The filter and page are in the address, so a view can be
+ * linked and survives a reload.
+ */
+export default function PaymentListScreen() {
+  const [searchParams] = useSearchParams();
+  const status = filterFrom(searchParams.get('status'));
+  const page = pageFrom(searchParams.get('pageNumber'));
+  const { data, isLoading, isFetching, error } = useGetLedgerQuery({ status, pageNumber: page });
+  const filter = FILTERS.find((f) => f.value === status) ?? FILTERS[0]!;
+
+  return (
+    <>
+      <PageTitle title="Payments" />
+      <h1 className="h2 mb-3">Payments</h1>
+
+      <RecordPaymentForm />
+
+      <nav aria-label="Which payments">
+        <ul className="nav nav-pills gap-2 mb-3">
+          {FILTERS.map((f) => (
+            <li key={f.value} className="nav-item">
+              <Link
+                to={paths.admin.payments(f.value)}
+                className={`nav-link tap-target d-flex align-items-center border${f.value === status ? ' active' : ''}`}
+                aria-current={f.value === status ? 'page' : undefined}
+              >
+                {f.label}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+
+      {isLoading ? (
+        <Loader label="Loading payments…" />
+      ) : error ? (
+        <Message variant="danger">{errorMessage(error)}</Message>
+      ) : !data || data.payments.length === 0 ? (
+        <Message>
+          {page > 1 ? 'There are no payments on this page.' : filter.empty}{' '}
+          {page > 1 && (
+            <Link to={paths.admin.payments(status)} className="alert-link">
+              Back to the first page
+            </Link>
+          )}
+        </Message>
+      ) : (
+        <div className={isFetching ? 'opacity-75' : undefined} aria-busy={isFetching}>
+          <ul className="list-unstyled row row-cols-1 row-cols-lg-2 g-3" aria-label={`${filter.label} payments`}>
+            {data.payments.map((payment) => (
+              <li key={payment._id} className="col">
+                <PaymentCard payment={payment} />
+              </li>
+            ))}
+          </ul>
+          <Paginate pages={data.pages} page={data.page} linkTo={(n) => paths.admin.payments(status, n)} />
+        </div>
+      )}
+    </>
+  );
+}

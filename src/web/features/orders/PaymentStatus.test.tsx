@@ -1,0 +1,160 @@
+// @vitest-environment happy-dom
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { Provider } from 'react-redux';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Order } from '../../../shared/schemas/orders';
+import type { LedgerPayment, PaymentStatus as PaymentStatusBody } from '../../../shared/schemas/payments';
+import { makeStore } from '../../app/store';
+import PaymentStatus from './PaymentStatus';
+import RecordOrderPayment from './RecordOrderPayment';
+
+const ORDER = '0b6f7c1e-3a52-4d7e-9f1a-2c4b5d6e7f80';
+
+const order = (over: Partial<Order> = {}): Order => ({
+  _id: ORDER,
+  user: { _id: 'u1', name: 'Amina', email: 'amina@example.com' },
+  orderItems: [{ _id: 'p1', name: 'Kikoi', image: '/images/kikoi.jpg', qty: 1, price: 436.46 }],
+  shippingAddress: {
+    county: 'Nairobi',
+    phoneNumber: '0708374149',
+    postalCode: '00100',
+    sub_county: 'Westlands',
+    ward: 'Parklands',
+  },
+  paymentMethod: 'MPESA',
+  itemsPrice: 436.46,
+  shippingPrice: 0,
+  taxPrice: 65.47,
+  totalPrice: 501.93,
+  isPaid: false,
+  paidAt: null,
+  mpesaReceipt: null,
+  isDelivered: false,
+  deliveredAt: null,
+  createdAt: '2026-11-24T08:00:00.000Z',
+  updatedAt: '2026-11-24T08:00:00.000Z',
+  ...over,
+});
+
+const ledgerPayment = (over: Partial<LedgerPayment>): LedgerPayment => ({
+  _id: 'lp1',
+  receipt: 'SKL4A7K2QZ',
+  amount: 502,
+  phone: '0708 *** 149',
+  source: 'stk_callback',
+  orderId: ORDER,
+  status: 'credited',
+  exception: null,
+  receivedAt: '2026-11-24T08:39:41.000Z',
+  note: null,
+  ...over,
+});
+
+const status = (over: Partial<PaymentStatusBody> = {}): PaymentStatusBody => ({
+  orderId: ORDER,
+  isPaid: true,
+  paidAt: '2026-11-24T08:39:41.000Z',
+  receipt: 'SKL4A7K2QZ',
+  amountDue: 502,
+  lastAttempt: null,
+  payments: [],
+  amountPaid: 0,
+  ...over,
+});
+
+let posts: { url: string; body: unknown }[] = [];
+let paymentStatus: PaymentStatusBody;
+
+beforeEach(() => {
+  posts = [];
+  paymentStatus = status();
+  vi.stubGlobal('fetch', async (request: Request) => {
+    if (request.method === 'POST') {
+      posts.push({ url: new URL(request.url).pathname, body: JSON.parse(await request.text()) });
+      return Response.json(ledgerPayment({ _id: 'lp9', source: 'manual' }), { status: 201 });
+    }
+    return Response.json(paymentStatus);
+  });
+});
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+  localStorage.clear();
+});
+
+function renderWithStore(ui: React.ReactElement) {
+  render(<Provider store={makeStore()}>{ui}</Provider>);
+}
+
+describe('PaymentStatus', () => {
+  it('shows what M-Pesa charged for a paid order, not the total with its cents', async () => {
+    paymentStatus = status({ amountPaid: 502, payments: [ledgerPayment({})] });
+    renderWithStore(
+      <PaymentStatus order={order({ isPaid: true, paidAt: '2026-11-24T08:39:41.000Z', mpesaReceipt: 'SKL4A7K2QZ' })} canPay />,
+    );
+    expect(await screen.findByText('Paid on 2026-11-24')).toBeTruthy();
+    await waitFor(() => expect(screen.getAllByText('Ksh. 502.00').length).toBe(2));
+    expect(screen.queryByText(/501\.93/)).toBeNull();
+  });
+
+  it('lists every payment on the order with its receipt, amount, time and status', async () => {
+    paymentStatus = status({
+      amountPaid: 502,
+      payments: [
+        ledgerPayment({}),
+        ledgerPayment({ _id: 'lp2', receipt: 'SKL4A7K2QY', status: 'exception', exception: 'double_payment' }),
+        ledgerPayment({ _id: 'lp3', receipt: null, status: 'credited', source: 'stk_query' }),
+      ],
+    });
+    renderWithStore(<PaymentStatus order={order({ isPaid: true, paidAt: '2026-11-24T08:39:41.000Z' })} canPay />);
+    const list = within(await screen.findByRole('region', { name: 'Payments' }));
+    const items = list.getAllByRole('listitem');
+    expect(items).toHaveLength(3);
+    expect(within(items[0]!).getByText('SKL4A7K2QZ')).toBeTruthy();
+    expect(within(items[0]!).getByText('Ksh. 502.00')).toBeTruthy();
+    expect(within(items[0]!).getByText('2026-11-24 11:39 EAT')).toBeTruthy();
+    expect(within(items[0]!).getByText('Credited')).toBeTruthy();
+    expect(within(items[1]!).getByText('Exception')).toBeTruthy();
+    expect(within(items[2]!).getByText('Receipt missing')).toBeTruthy();
+    // The merchant's wording of an exception is for admins, not the shopper.
+    expect(list.queryByText(/Paid twice/)).toBeNull();
+  });
+
+  it('tells an admin why a payment is an exception', async () => {
+    paymentStatus = status({
+      payments: [ledgerPayment({ status: 'exception', exception: 'double_payment' })],
+    });
+    renderWithStore(<PaymentStatus order={order({ isPaid: true })} canPay={false} isAdmin />);
+    expect(await screen.findByText('Paid twice: this order was already paid. Refund or keep as credit.')).toBeTruthy();
+  });
+
+  it('shows no payment list while the order has none', async () => {
+    paymentStatus = status({ isPaid: false, paidAt: null, receipt: null });
+    renderWithStore(<PaymentStatus order={order()} canPay />);
+    expect(await screen.findByText('Not Paid')).toBeTruthy();
+    await waitFor(() => expect(screen.queryByRole('region', { name: 'Payments' })).toBeNull());
+  });
+});
+
+describe('RecordOrderPayment', () => {
+  it('records the receipt against the order with the amount due prefilled', async () => {
+    paymentStatus = status({ isPaid: false, paidAt: null, receipt: null, amountDue: 502 });
+    renderWithStore(
+      <>
+        <PaymentStatus order={order()} canPay={false} isAdmin />
+        <RecordOrderPayment order={order()} reloading={false} />
+      </>,
+    );
+    const form = within(screen.getByRole('form', { name: 'Record M-Pesa payment' }));
+    await waitFor(() => expect((form.getByLabelText('Amount (Ksh)') as HTMLInputElement).value).toBe('502'));
+
+    fireEvent.click(form.getByRole('button', { name: 'Record M-Pesa payment' }));
+    expect(await form.findByText(/8 to 20 letters and digits/)).toBeTruthy();
+    expect(posts).toHaveLength(0);
+
+    fireEvent.change(form.getByLabelText('M-Pesa receipt'), { target: { value: ' skl4a7k2qz ' } });
+    fireEvent.click(form.getByRole('button', { name: 'Record M-Pesa payment' }));
+    await waitFor(() => expect(posts).toHaveLength(1));
+    expect(posts[0]).toEqual({ url: '/api/admin/payments', body: { orderId: ORDER, receipt: 'SKL4A7K2QZ', amount: 502 } });
+  });
+});

@@ -1,0 +1,51 @@
+import type { LedgerPayment, LedgerStatus, PaymentException, PaymentSource } from '../../../shared/schemas/payments';
+
+/** Why a payment did not simply pay an order, in the merchant's words. */
+export const EXCEPTION_REASON: Record<PaymentException, string> = {
+  double_payment: 'Paid twice: this order was already paid. Refund or keep as credit.',
+  unmatched: 'No order matched this payment. Assign it to an order.',
+  amount_short: 'Less than the amount due for the order.',
+  receipt_missing: 'Settled by the status query; the M-Pesa receipt has not arrived yet.',
+  order_deleted: 'The order this paid was deleted.',
+};
+
+/** How the shop learned of a payment. */
+export const SOURCE_LABEL: Record<PaymentSource, string> = {
+  stk_callback: 'STK callback',
+  stk_query: 'STK query',
+  c2b: 'Paybill/Till',
+  manual: 'Manual',
+};
+
+/** Where the money stands, as a badge. */
+export const STATUS_LABEL: Record<LedgerStatus, string> = {
+  credited: 'Credited',
+  exception: 'Exception',
+  resolved: 'Resolved',
+  refund_pending: 'Refund pending',
+  refunded: 'Refunded',
+};
+
+/** Badge colours; the light ones take dark text for contrast. */
+export const STATUS_VARIANT: Record<LedgerStatus, { bg: string; text?: 'dark' }> = {
+  credited: { bg: 'success' },
+  exception: { bg: 'danger' },
+  resolved: { bg: 'secondary' },
+  refund_pending: { bg: 'warning', text: 'dark' },
+  refunded: { bg: 'info', text: 'dark' },
+};
+
+/** An exception the merchant still has to deal with. */
+export const isOpenException = (payment: LedgerPayment) => payment.status === 'exception';
+
+/** The payment's exception in words, or null when it has none. */
+export function exceptionReason(payment: LedgerPayment): string | null {
+  return payment.exception ? EXCEPTION_REASON[payment.exception] : null;
+}
+
+/** "2026-11-24 08:39", the shop's own time zone being Nairobi's (UTC+3, no daylight saving). */
+export function receivedTime(iso: string): string {
+  const time = Date.parse(iso);
+  if (Number.isNaN(time)) return iso;
+  return new Date(time + 3 * 60 * 60 * 1000).toISOString().slice(0, 16).replace('T', ' ');
+}
