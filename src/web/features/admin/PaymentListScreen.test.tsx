@@ -31,7 +31,7 @@ const LEDGER: LedgerPayment[] = [
   payment({ _id: 'p2', receipt: 'SKL4A7K2QB', orderId: null, status: 'exception', exception: 'unmatched', source: 'c2b' }),
   payment({ _id: 'p3', receipt: 'SKL4A7K2QC', amount: 300, status: 'exception', exception: 'amount_short' }),
   payment({ _id: 'p4', receipt: null, status: 'exception', exception: 'receipt_missing', source: 'stk_query' }),
-  payment({ _id: 'p5', receipt: 'SKL4A7K2QE', status: 'exception', exception: 'order_deleted' }),
+  payment({ _id: 'p5', receipt: 'SKL4A7K2QE', status: 'exception', exception: 'unconfirmed', orderId: null }),
   payment({ _id: 'p6', receipt: 'SKL4A7K2QF', status: 'resolved', exception: 'double_payment', note: 'Refunded by reversal' }),
   payment({ _id: 'p7', receipt: 'SKL4A7K2QG', source: 'manual', phone: null }),
 ];
@@ -106,7 +106,8 @@ describe('the ledger’s words', () => {
       unmatched: 'No order matched this payment. Assign it to an order.',
       amount_short: 'Less than the amount due for the order.',
       receipt_missing: 'Settled by the status query; the M-Pesa receipt has not arrived yet.',
-      order_deleted: 'The order this paid was deleted.',
+      unconfirmed:
+        'M-Pesa’s status check did not confirm this payment. Find the receipt on your M-Pesa statement before acting on it.',
     });
   });
 

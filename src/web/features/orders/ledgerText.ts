@@ -6,7 +6,8 @@ export const EXCEPTION_REASON: Record<PaymentException, string> = {
   unmatched: 'No order matched this payment. Assign it to an order.',
   amount_short: 'Less than the amount due for the order.',
   receipt_missing: 'Settled by the status query; the M-Pesa receipt has not arrived yet.',
-  order_deleted: 'The order this paid was deleted.',
+  unconfirmed:
+    'M-Pesa’s status check did not confirm this payment. Find the receipt on your M-Pesa statement before acting on it.',
 };
 
 /** How the shop learned of a payment. */
@@ -35,8 +36,12 @@ export const STATUS_VARIANT: Record<LedgerStatus, { bg: string; text?: 'dark' }>
   refunded: { bg: 'info', text: 'dark' },
 };
 
-/** An exception the merchant still has to deal with. */
-export const isOpenException = (payment: LedgerPayment) => payment.status === 'exception';
+/**
+ * An exception the merchant still has to deal with: an exception proper, or a payment that
+ * credited its order but still waits for something (its receipt).
+ */
+export const isOpenException = (payment: LedgerPayment) =>
+  payment.exception !== null && (payment.status === 'exception' || payment.status === 'credited');
 
 /** The payment's exception in words, or null when it has none. */
 export function exceptionReason(payment: LedgerPayment): string | null {
