@@ -38,14 +38,6 @@ CREATE UNIQUE INDEX "mpesa_payments_checkout_key" ON "mpesa_payments" USING btre
 CREATE INDEX "mpesa_payments_order_idx" ON "mpesa_payments" USING btree ("order_id");--> statement-breakpoint
 CREATE INDEX "mpesa_payments_latest_idx" ON "mpesa_payments" USING btree ("created_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "mpesa_payments_open_idx" ON "mpesa_payments" USING btree ("created_at" DESC NULLS LAST) WHERE "mpesa_payments"."exception" is not null and "mpesa_payments"."status" in ('exception', 'credited');--> statement-breakpoint
-ALTER TABLE "mpesa_payments" ADD CONSTRAINT "mpesa_payments_order_id_orders_id_fk" FOREIGN KEY ("order_id") REFERENCES "public"."orders"("id") ON DELETE restrict ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "mpesa_payments" ADD CONSTRAINT "mpesa_payments_recorded_by_users_id_fk" FOREIGN KEY ("recorded_by") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
-CREATE INDEX "mpesa_callbacks_unprocessed_idx" ON "mpesa_callbacks" USING btree ("created_at") WHERE "mpesa_callbacks"."processed_at" is null;--> statement-breakpoint
-CREATE UNIQUE INDEX "mpesa_payments_receipt_key" ON "mpesa_payments" USING btree ("receipt");--> statement-breakpoint
-CREATE UNIQUE INDEX "mpesa_payments_checkout_key" ON "mpesa_payments" USING btree ("checkout_request_id");--> statement-breakpoint
-CREATE INDEX "mpesa_payments_order_idx" ON "mpesa_payments" USING btree ("order_id");--> statement-breakpoint
-CREATE INDEX "mpesa_payments_latest_idx" ON "mpesa_payments" USING btree ("created_at" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "mpesa_payments_open_idx" ON "mpesa_payments" USING btree ("created_at" DESC NULLS LAST) WHERE "mpesa_payments"."exception" is not null and "mpesa_payments"."status" in ('exception', 'credited');--> statement-breakpoint
 -- Payments settled before the ledger existed become its first rows: a prompt paid with a receipt
 -- credited its order; one paid by the status query alone still waits for its receipt.
 INSERT INTO "mpesa_payments" ("receipt", "amount_cents", "phone", "source", "order_id", "checkout_request_id", "status", "exception", "transaction_at", "notified_at", "created_at")
