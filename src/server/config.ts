@@ -45,6 +45,11 @@ export interface MpesaConfig {
    * reconciler can query a prompt another worker sent.
    */
   simulatorUrl: string | undefined;
+  /**
+   * How long the "payment received" mail of a payment known only from the status query waits for
+   * the callback that brings its receipt, before it goes without it.
+   */
+  receiptWaitMs: number;
   /** How long one Daraja HTTP call may take before its answer counts as lost. */
   httpTimeoutMs: number;
   /**
@@ -163,6 +168,7 @@ function loadMpesaConfig(env: Env): MpesaConfig {
     simulatorDelayMs: integer(env, 'MPESA_SIMULATOR_DELAY_MS', 3000),
     simulatorUrl: simulator ? env.MPESA_SIMULATOR_URL?.replace(/\/+$/, '') || undefined : undefined,
     httpTimeoutMs: integer(env, 'MPESA_HTTP_TIMEOUT_MS', 10_000),
+    receiptWaitMs: integer(env, 'MPESA_RECEIPT_WAIT_MS', 2 * 60_000),
     confirmCallbacks: flag(env, 'MPESA_CONFIRM_CALLBACKS', true),
     callbackAllowedIps: allowedIps(env.MPESA_CALLBACK_ALLOWED_IPS),
   };

@@ -43,6 +43,8 @@ export interface PaymentDeps {
   giveUpAfterMs: number;
   /** Re-check each success callback with an STK query before crediting it. */
   confirmCallbacks: boolean;
+  /** How long a query-settled payment's mail waits for its receipt. */
+  receiptWaitMs: number;
 }
 
 type AttemptRow = typeof paymentAttempts.$inferSelect;
@@ -627,7 +629,7 @@ export async function reconcilePendingPayments(
     .where(
       and(eq(paymentAttempts.status, 'timed_out'), lt(paymentAttempts.createdAt, new Date(Date.now() - options.giveUpAfterMs))),
     );
-  const mailedWithoutReceipt = await notifyAwaitingReceipts(db, deps, options.olderThanMs);
+  const mailedWithoutReceipt = await notifyAwaitingReceipts(db, deps, deps.receiptWaitMs);
   return { claimed: claimed.length, settled, callbacksRetried, mailedWithoutReceipt };
 }
 

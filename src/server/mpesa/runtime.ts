@@ -77,6 +77,7 @@ export async function startMpesa(
     promptCooldownMs: config.promptCooldownMs,
     giveUpAfterMs: config.giveUpAfterMs,
     confirmCallbacks: config.confirmCallbacks,
+    receiptWaitMs: config.receiptWaitMs,
     callbackUrl: () => `${callbackBase()}/api/hooks/daraja/stk/${secret}`,
   };
 
