@@ -122,7 +122,7 @@ new Gauge({
   },
 });
 
-const EXCEPTION_REASONS = ['double_payment', 'unmatched', 'amount_short', 'receipt_missing', 'unconfirmed'];
+const EXCEPTION_REASONS = ['double_payment', 'unmatched', 'amount_short', 'overpaid', 'receipt_missing', 'unconfirmed'];
 
 new Gauge({
   name: 'duka_payment_exceptions',

@@ -223,6 +223,17 @@ describe('the ledger keeps every payment', () => {
     expect(short.status).toBe(201);
     expect(short.body).toMatchObject({ status: 'exception', exception: 'amount_short' });
     expect((await status(other.shopper, other.order._id)).isPaid).toBe(false);
+
+    // More than is due pays the order, and the difference stays in front of the merchant.
+    const generous = await shopperWithOrder();
+    const over = await admin.post<LedgerPayment>('/api/admin/payments', {
+      orderId: generous.order._id,
+      receipt: 'TKL4A7K2QW',
+      amount: generous.due + 100,
+    });
+    expect(over.body).toMatchObject({ status: 'credited', exception: 'overpaid', amount: generous.due + 100 });
+    expect(await status(generous.shopper, generous.order._id)).toMatchObject({ isPaid: true, amountPaid: generous.due + 100 });
+    expect((await listLedger('exception')).map((p) => p._id)).toContain(over.body._id);
   });
 
   it('an order with a payment on it cannot be deleted; one without can', async () => {

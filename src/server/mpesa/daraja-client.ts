@@ -273,11 +273,11 @@ export function createDarajaClient(config: DarajaConfig): DarajaClient {
 
   function networkError(op: DarajaOperation, t: Transport): DarajaError {
     const { failure } = t;
-    const message =
-      op === 'push' && !failure.neverSent
-        ? `No answer from M-Pesa to the payment request (${failure.reason}); the prompt may still have been sent. Check the payment status before sending another.`
-        : `Could not reach M-Pesa (${failure.reason}).`;
-    return new DarajaError(message, { kind: 'network', cause: t.cause });
+    const promptMayBeLive = op === 'push' && !failure.neverSent;
+    const message = promptMayBeLive
+      ? `No answer from M-Pesa to the payment request (${failure.reason}); the prompt may still have been sent. Check the payment status before sending another.`
+      : `Could not reach M-Pesa (${failure.reason}).`;
+    return new DarajaError(message, { kind: 'network', promptMayBeLive, cause: t.cause });
   }
 
   async function requestToken(): Promise<CachedToken> {

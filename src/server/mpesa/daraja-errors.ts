@@ -20,6 +20,8 @@ export interface DarajaErrorDetails {
   status?: number | null;
   errorCode?: string | null;
   requestId?: string | null;
+  /** A push that may have reached Daraja (it timed out or lost its answer): the prompt may be live. */
+  promptMayBeLive?: boolean;
   cause?: unknown;
 }
 
@@ -28,6 +30,7 @@ export class DarajaError extends Error {
   readonly errorCode: string | null;
   readonly requestId: string | null;
   readonly kind: DarajaErrorKind;
+  readonly promptMayBeLive: boolean;
 
   constructor(message: string, details: DarajaErrorDetails) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -36,6 +39,7 @@ export class DarajaError extends Error {
     this.status = details.status ?? null;
     this.errorCode = details.errorCode ?? null;
     this.requestId = details.requestId ?? null;
+    this.promptMayBeLive = details.promptMayBeLive ?? false;
   }
 }
 

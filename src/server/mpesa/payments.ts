@@ -74,6 +74,9 @@ export function failureReason(resultCode: string | null, resultDesc: string | nu
       return 'M-Pesa limits repeated requests. Wait two minutes and try again.';
     case 'no_answer':
       return 'No answer came from M-Pesa for this prompt.';
+    case 'unreachable':
+    case 'unavailable':
+      return 'M-Pesa could not be reached for this prompt. Try again in a minute.';
     case 'lost_answer':
       return 'M-Pesa did not confirm this prompt. If it reached your phone, enter your PIN; if not, try again after a minute.';
     default:
@@ -220,7 +223,7 @@ export async function requestPayment(deps: PaymentDeps, customer: SessionUser, b
     // same. It stays unknown, never failed; a later callback is matched to it by phone and amount.
     log.warn({ err: error, orderId: order.id }, 'M-Pesa prompt failed');
     countPayment('prompt_error');
-    if (error instanceof DarajaError && error.kind === 'network') {
+    if (error instanceof DarajaError && error.promptMayBeLive) {
       await db
         .update(paymentAttempts)
         .set({ status: 'unknown', resultCode: 'lost_answer', resultDesc: error.message, updatedAt: sql`now()` })
@@ -229,6 +232,14 @@ export async function requestPayment(deps: PaymentDeps, customer: SessionUser, b
         502,
         'M-Pesa did not answer in time. The prompt may still reach your phone: if it does, enter your PIN. If no prompt comes, try again in a minute.',
       );
+    }
+    if (error instanceof DarajaError && error.kind === 'network') {
+      // Daraja was never reached (its token, or the push's connection, failed): nothing is on the phone.
+      await db
+        .update(paymentAttempts)
+        .set({ status: 'failed', resultCode: 'unreachable', resultDesc: error.message, updatedAt: sql`now()` })
+        .where(and(eq(paymentAttempts.id, attemptId), eq(paymentAttempts.status, 'pending')));
+      throw new AppError(502, 'We could not reach M-Pesa. Please try again in a minute.');
     }
     // Daraja answered that it could not take the request: nothing reached the phone.
     await db

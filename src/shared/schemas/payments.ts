@@ -50,7 +50,14 @@ export const paymentSource = z.enum(['stk_callback', 'stk_query', 'c2b', 'manual
 export type PaymentSource = z.infer<typeof paymentSource>;
 
 /** Short codes for a payment that needs the merchant; the admin screen words each one. */
-export const paymentException = z.enum(['double_payment', 'unmatched', 'amount_short', 'receipt_missing', 'unconfirmed']);
+export const paymentException = z.enum([
+  'double_payment',
+  'unmatched',
+  'amount_short',
+  'overpaid',
+  'receipt_missing',
+  'unconfirmed',
+]);
 export type PaymentException = z.infer<typeof paymentException>;
 
 export const ledgerPayment = z.object({

@@ -27,6 +27,8 @@ import { loadExistingOrder } from '../orders.js';
  *   what is due, whatever became of the prompt (pending, timed out, given up, answer lost).
  * - A payment for an order already paid is a double payment: an exception, to refund.
  * - A payment short of what is due is an exception; amounts are compared exactly, in cents.
+ * - A payment above what is due pays the order, and stands open as overpaid until the merchant
+ *   refunds or keeps the difference.
  * - A payment that names no order the shop can find is unmatched, for an admin to assign.
  * - A success known only from the STK status query pays its order at once, and is listed as
  *   "receipt missing" until its callback brings the receipt.
@@ -83,7 +85,10 @@ async function judgeAgainstOrder(
     .for('update');
   if (!order) return { orderId: null, status: 'exception', exception: 'unmatched' };
   if (order.isPaid) return { orderId, status: 'exception', exception: 'double_payment' };
-  if (amountCents < amountDueCents(order.totalCents)) return { orderId, status: 'exception', exception: 'amount_short' };
+  const due = amountDueCents(order.totalCents);
+  if (amountCents < due) return { orderId, status: 'exception', exception: 'amount_short' };
+  // It pays the order; what is paid beyond it is the shopper's, and the merchant must see it.
+  if (amountCents > due) return { orderId, status: 'credited', exception: 'overpaid' };
   return { orderId, status: 'credited', exception: null };
 }
 
