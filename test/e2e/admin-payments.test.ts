@@ -178,6 +178,9 @@ describe('an admin deals with M-Pesa payment exceptions on /admin/payments', () 
     // All payments: both receipts of the order.
     await expect.poll(() => cardOf(page, double.receipt!).count(), SHOWN).toBe(1);
     expect(await cardOf(page, credited.receipt!).count()).toBe(1);
+    // On a desktop the manual-entry form is open above the ledger.
+    expect(await page.getByRole('form', { name: 'Record M-Pesa payment' }).isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Record a payment from the statement' }).isVisible()).toBe(false);
 
     await page.getByRole('link', { name: 'Exceptions' }).click();
     await page.waitForURL((url) => url.searchParams.get('status') === 'exception');
@@ -278,6 +281,18 @@ describe('an admin deals with M-Pesa payment exceptions on /admin/payments', () 
       .toBe(1);
     const card = cardOf(page, receipt);
     expect(await card.count()).toBe(1);
+    // On a phone the ledger comes first: the manual-entry form waits behind a button, and the
+    // payment's card starts on the first screen.
+    const recordForm = page.getByRole('form', { name: 'Record M-Pesa payment' });
+    const recordButton = page.getByRole('button', { name: 'Record a payment from the statement' });
+    expect(await recordForm.isVisible()).toBe(false);
+    expect(await recordButton.getAttribute('aria-expanded')).toBe('false');
+    expect((await card.boundingBox())!.y).toBeLessThan(PHONE.height);
+    await recordButton.click();
+    await expect.poll(() => recordForm.isVisible(), SHOWN).toBe(true);
+    expect(await recordButton.getAttribute('aria-expanded')).toBe('true');
+    await recordButton.click();
+    await expect.poll(() => recordForm.isVisible(), SHOWN).toBe(false);
     expect(await card.getByText(UNMATCHED_REASON).isVisible()).toBe(true);
     expect(await card.getByText('No order', { exact: true }).isVisible()).toBe(true);
     await expectPhoneLayout(page, '/admin/payments?status=unmatched');
