@@ -1,3 +1,5 @@
+import { useState } from 'react';
+import Button from 'react-bootstrap/Button';
 import { Link, useSearchParams } from 'react-router';
 import type { LedgerFilter } from '../../../shared/schemas/payments';
 import { paths } from '../../app/paths';
@@ -38,13 +40,27 @@ export default function PaymentListScreen() {
   const page = pageFrom(searchParams.get('pageNumber'));
   const { data, isLoading, isFetching, error } = useGetLedgerQuery({ status, pageNumber: page });
   const filter = FILTERS.find((f) => f.value === status) ?? FILTERS[0]!;
+  // On a phone the manual-entry form would fill the first screen and push the ledger below it:
+  // there it opens from a button. From lg up it is always shown (the button is hidden).
+  const [recording, setRecording] = useState(false);
 
   return (
     <>
       <PageTitle title="Payments" />
       <h1 className="h2 mb-3">Payments</h1>
 
-      <RecordPaymentForm />
+      <Button
+        variant="outline-success"
+        className="tap-target d-lg-none mb-3"
+        aria-expanded={recording}
+        aria-controls="record-payment"
+        onClick={() => setRecording((open) => !open)}
+      >
+        Record a payment from the statement
+      </Button>
+      <div id="record-payment" className={recording ? undefined : 'd-none d-lg-block'}>
+        <RecordPaymentForm />
+      </div>
 
       <nav aria-label="Which payments">
         <ul className="nav nav-pills gap-2 mb-3">
