@@ -34,6 +34,7 @@ const LEDGER: LedgerPayment[] = [
   payment({ _id: 'p5', receipt: 'SKL4A7K2QE', status: 'exception', exception: 'unconfirmed', orderId: null }),
   payment({ _id: 'p6', receipt: 'SKL4A7K2QF', status: 'resolved', exception: 'double_payment', note: 'Refunded by reversal' }),
   payment({ _id: 'p7', receipt: 'SKL4A7K2QG', source: 'manual', phone: null }),
+  payment({ _id: 'p8', receipt: 'SKL4A7K2QH', amount: 600, status: 'credited', exception: 'overpaid', source: 'manual' }),
 ];
 
 interface Call {
@@ -160,7 +161,9 @@ describe('PaymentListScreen', () => {
     expect(resolved.getByText('Refunded by reversal')).toBeTruthy();
     expect(resolved.queryByRole('button')).toBeNull();
     expect(within(cardOf('SKL4A7K2QG')).getByText('Manual')).toBeTruthy();
-    expect(screen.getAllByRole('button', { name: 'Resolve' })).toHaveLength(5);
+    // An overpayment paid its order but is still open: the merchant resolves the difference.
+    expect(within(cardOf('SKL4A7K2QH')).getByRole('button', { name: 'Resolve' })).toBeTruthy();
+    expect(screen.getAllByRole('button', { name: 'Resolve' })).toHaveLength(6);
     expect(screen.getAllByRole('button', { name: 'Assign to order' })).toHaveLength(1);
   });
 
