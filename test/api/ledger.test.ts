@@ -1,12 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SANDBOX_PASSKEY, SANDBOX_SHORTCODE } from '../../src/server/mpesa/daraja-client.js';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { LedgerPage, LedgerPayment, LedgerSummary, PaymentStatus } from '../../src/shared/schemas/payments.js';
-import { type DarajaSimulator, startDarajaSimulator } from '../../tools/daraja-simulator/index.js';
+import type { DarajaSimulator } from '../../tools/daraja-simulator/index.js';
 import type { ApiClient } from '../support/client.js';
 import { createProduct, expectClientError, placeOrder } from '../support/fixtures.js';
 import { startTestShop, type TestShop } from '../support/shop.js';
+import { startShopSimulator } from '../support/simulator.js';
 
 /**
  * The payment ledger's rules over real HTTP, each on the path that used to lose money: a lost
@@ -23,11 +23,7 @@ let shop: TestShop;
 let admin: ApiClient;
 
 beforeAll(async () => {
-  simulator = await startDarajaSimulator({
-    consumerKey: 'duka-simulator-key',
-    consumerSecret: 'duka-simulator-secret',
-    shortcode: SANDBOX_SHORTCODE,
-    passkey: SANDBOX_PASSKEY,
+  simulator = await startShopSimulator({
     callbackDelayMs: CALLBACK_DELAY_MS,
     slowAnswerMs: 2500,
     lateCallbackMs: LATE_CALLBACK_MS,

@@ -4,10 +4,11 @@ import { webDistDir } from '../../src/server/paths.js';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { LedgerFilter, LedgerPage, LedgerPayment, PaymentStatus } from '../../src/shared/schemas/payments.js';
 import type { Product } from '../../src/shared/schemas/products.js';
-import { type DarajaSimulator, startDarajaSimulator } from '../../tools/daraja-simulator/index.js';
+import type { DarajaSimulator } from '../../tools/daraja-simulator/index.js';
 import type { ApiClient } from '../support/client.js';
 import { createProduct, placeOrder } from '../support/fixtures.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestShop, type TestShop } from '../support/shop.js';
+import { startShopSimulator } from '../support/simulator.js';
 import { DESKTOP, launchBrowser, newVisitor, PHONE, screenshotBoth, signIn } from './support/browser.js';
 
 /**
@@ -39,12 +40,7 @@ let admin: ApiClient;
 let product: Product;
 
 beforeAll(async () => {
-  simulator = await startDarajaSimulator({
-    // The shop's simulator-mode defaults (src/server/config.ts): its key, secret, shortcode, passkey.
-    consumerKey: 'duka-simulator-key',
-    consumerSecret: 'duka-simulator-secret',
-    shortcode: '174379',
-    passkey: 'bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919',
+  simulator = await startShopSimulator({
     ...SIMULATOR,
   });
   [shop, browser] = await Promise.all([

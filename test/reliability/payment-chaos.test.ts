@@ -1,12 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SANDBOX_PASSKEY, SANDBOX_SHORTCODE } from '../../src/server/mpesa/daraja-client.js';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { PaymentStatus } from '../../src/shared/schemas/payments.js';
-import { type DarajaSimulator, startDarajaSimulator } from '../../tools/daraja-simulator/index.js';
+import type { DarajaSimulator } from '../../tools/daraja-simulator/index.js';
 import type { ApiClient } from '../support/client.js';
 import { createProduct, placeOrder } from '../support/fixtures.js';
 import { startTestShop, type TestShop } from '../support/shop.js';
+import { startShopSimulator } from '../support/simulator.js';
 
 /**
  * Payment chaos: many shoppers pay at once while the simulator makes Daraja misbehave in every way
@@ -58,11 +58,7 @@ let simulator: DarajaSimulator;
 let admin: ApiClient;
 
 beforeAll(async () => {
-  simulator = await startDarajaSimulator({
-    consumerKey: 'duka-simulator-key',
-    consumerSecret: 'duka-simulator-secret',
-    shortcode: SANDBOX_SHORTCODE,
-    passkey: SANDBOX_PASSKEY,
+  simulator = await startShopSimulator({
     callbackDelayMs: CALLBACK_DELAY_MS,
     slowAnswerMs: SLOW_ANSWER_MS,
     lateCallbackMs: LATE_CALLBACK_MS,
