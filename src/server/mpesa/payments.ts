@@ -382,14 +382,8 @@ async function creditSuccess(
       raw,
       transactionAt: callback.transactionDate,
     };
-    const outcome = await recordPayment(tx, deps, incoming, attempt?.orderId ?? null);
-    if (exception && outcome.kind === 'exception') {
-      // Kept for the merchant to check against the M-Pesa statement; it pays no order.
-      await tx
-        .update(mpesaPayments)
-        .set({ exception, orderId: null, status: 'exception' })
-        .where(eq(mpesaPayments.id, outcome.payment.id));
-    }
+    // An unconfirmed success is kept for the merchant to check against the M-Pesa statement; it pays no order.
+    const outcome = await recordPayment(tx, deps, incoming, attempt?.orderId ?? null, exception);
     if (attempt) await markAttemptPaid(tx, attempt, 'callback', callback.receipt);
     if (outcome.kind !== 'duplicate') countPayment('paid');
     return outcome.kind;

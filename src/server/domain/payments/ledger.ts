@@ -159,6 +159,8 @@ export async function recordPayment(
   deps: LedgerDeps,
   incoming: IncomingPayment,
   orderId: string | null,
+  /** Kept as this exception whatever the order: a payment the shop must not act on (unconfirmed). */
+  heldAs?: PaymentException,
 ): Promise<RecordOutcome> {
   const payment = { ...incoming, receipt: incoming.receipt === null ? null : normaliseReceipt(incoming.receipt) };
   const existing = await findExisting(tx, payment);
@@ -166,7 +168,9 @@ export async function recordPayment(
     if (existing.receipt === null && payment.receipt !== null) return fillReceipt(tx, deps, existing, payment);
     return { kind: 'duplicate', payment: existing };
   }
-  const verdict = await judgeAgainstOrder(tx, orderId, payment.amountCents);
+  const verdict = heldAs
+    ? { orderId: null, status: 'exception' as const, exception: heldAs }
+    : await judgeAgainstOrder(tx, orderId, payment.amountCents);
   const exception = verdict.exception ?? (payment.receipt === null ? 'receipt_missing' : null);
   const [row] = await tx
     .insert(mpesaPayments)
@@ -298,12 +302,13 @@ async function lockPayment(tx: Queryable, id: string): Promise<LedgerRow> {
   return row;
 }
 
-/** An admin gives an unmatched payment its order; it settles the order if it covers what is due. */
+/** An admin gives an unmatched (or unconfirmed) payment its order; it settles the order if it covers what is due. */
 export async function assignPayment(db: Db, deps: LedgerDeps, paymentId: string, orderId: string): Promise<LedgerPayment> {
   return db.transaction(async (tx) => {
     const payment = await lockPayment(tx, paymentId);
-    if (payment.status !== 'exception' || payment.exception !== 'unmatched') {
-      throw conflict('Only an unmatched payment can be assigned to an order');
+    // Only a payment that pays no order: unmatched, or unconfirmed and found on the M-Pesa statement.
+    if (payment.status !== 'exception' || (payment.exception !== 'unmatched' && payment.exception !== 'unconfirmed')) {
+      throw conflict('Only an unmatched or unconfirmed payment can be assigned to an order');
     }
     const [order] = await tx.select({ id: orders.id }).from(orders).where(eq(orders.id, orderId));
     if (!order) throw notFound('Order not found');

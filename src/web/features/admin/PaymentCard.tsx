@@ -139,12 +139,15 @@ function ResolveForm({ payment, onClose }: { payment: LedgerPayment; onClose: (d
 
 type Action = 'assign' | 'resolve';
 
-/** What the admin can do about an open exception: assign it (when unmatched) or resolve it with a note. */
+/**
+ * What the admin can do about an open exception: assign it (when it pays no order: unmatched, or
+ * unconfirmed and found on the M-Pesa statement) or resolve it with a note.
+ */
 function ExceptionActions({ payment, describedBy }: { payment: LedgerPayment; describedBy: string }) {
   const [action, setAction] = useState<Action | null>(null);
   const buttons = { assign: useRef<HTMLButtonElement>(null), resolve: useRef<HTMLButtonElement>(null) };
   const formId = useId();
-  const canAssign = payment.exception === 'unmatched';
+  const canAssign = payment.status === 'exception' && (payment.exception === 'unmatched' || payment.exception === 'unconfirmed');
 
   function close(done: boolean) {
     const opened = action;

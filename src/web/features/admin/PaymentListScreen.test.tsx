@@ -164,7 +164,9 @@ describe('PaymentListScreen', () => {
     // An overpayment paid its order but is still open: the merchant resolves the difference.
     expect(within(cardOf('SKL4A7K2QH')).getByRole('button', { name: 'Resolve' })).toBeTruthy();
     expect(screen.getAllByRole('button', { name: 'Resolve' })).toHaveLength(6);
-    expect(screen.getAllByRole('button', { name: 'Assign to order' })).toHaveLength(1);
+    // Only a payment that pays no order may be given one: unmatched, or unconfirmed.
+    expect(within(cardOf('SKL4A7K2QE')).getByRole('button', { name: 'Assign to order' })).toBeTruthy();
+    expect(screen.getAllByRole('button', { name: 'Assign to order' })).toHaveLength(2);
   });
 
   it('is a list of cards, never a table that would scroll sideways on a phone', async () => {
