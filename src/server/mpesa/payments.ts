@@ -590,10 +590,12 @@ export async function reconcilePendingPayments(
     try {
       result = await daraja.stkQuery(checkoutRequestId);
     } catch (error) {
-      // The query itself failed. Past the give-up time the outcome is taken as no longer learnable
-      // (e.g. Daraja answers 400 "Invalid CheckoutRequestID" for a prompt it no longer knows): the
-      // prompt ends failed so the shopper may pay again; a late success callback still pays.
-      if (expired) {
+      // The query itself failed. Past the give-up time, a Daraja that refuses the query (400
+      // "Invalid CheckoutRequestID" for a prompt it no longer knows) means the outcome is no longer
+      // learnable: the prompt ends failed so the shopper may pay again, and a late success callback
+      // still pays. A query that could not be made at all (network, Daraja busy) is tried again,
+      // however late: the prompt may have been paid and no callback may ever come.
+      if (expired && error instanceof DarajaError && error.kind === 'rejected') {
         await db
           .update(paymentAttempts)
           .set({
