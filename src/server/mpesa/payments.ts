@@ -193,6 +193,8 @@ export async function requestPayment(deps: PaymentDeps, customer: SessionUser, b
       .set({
         merchantRequestId: accepted.merchantRequestId,
         checkoutRequestId: accepted.checkoutRequestId,
+        // The reconciler may have called it unknown while the answer was on its way: it is known now.
+        status: sql`CASE WHEN ${paymentAttempts.status} = 'unknown' THEN 'pending' ELSE ${paymentAttempts.status} END`,
         updatedAt: sql`now()`,
       })
       .where(eq(paymentAttempts.id, attemptId));
@@ -561,7 +563,7 @@ export async function reconcilePendingPayments(
       inArray(
         paymentAttempts.id,
         sql`(SELECT id FROM ${paymentAttempts}
-              WHERE status IN ('pending', 'timed_out')
+              WHERE (status IN ('pending', 'timed_out') OR (status = 'unknown' AND checkout_request_id IS NOT NULL))
                 AND created_at < now() - ${options.olderThanMs} * interval '1 millisecond'
                 AND (last_checked_at IS NULL OR last_checked_at < now() - ${options.olderThanMs} * interval '1 millisecond')
               ORDER BY created_at
@@ -604,7 +606,7 @@ export async function reconcilePendingPayments(
             resultDesc: error instanceof Error ? error.message : 'M-Pesa status query failed',
             updatedAt: sql`now()`,
           })
-          .where(and(eq(paymentAttempts.id, attempt.id), inArray(paymentAttempts.status, ['pending', 'timed_out'])));
+          .where(and(eq(paymentAttempts.id, attempt.id), inArray(paymentAttempts.status, ['pending', 'unknown', 'timed_out'])));
         log.warn({ err: error, checkoutRequestId }, 'M-Pesa status query failed past the give-up time; prompt marked failed');
         countPayment('given_up');
       } else {
@@ -623,7 +625,7 @@ export async function reconcilePendingPayments(
         await db
           .update(paymentAttempts)
           .set({ status: 'timed_out', resultCode: '1037', resultDesc: 'No answer from M-Pesa', updatedAt: sql`now()` })
-          .where(and(eq(paymentAttempts.id, attempt.id), eq(paymentAttempts.status, 'pending')));
+          .where(and(eq(paymentAttempts.id, attempt.id), inArray(paymentAttempts.status, ['pending', 'unknown'])));
       }
     } catch (error) {
       log.warn({ err: error, checkoutRequestId }, 'M-Pesa result could not be recorded; will retry');
