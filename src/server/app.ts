@@ -103,7 +103,7 @@ export async function buildApp({ config, database, notify, logger, payments, cac
   await app.register(metrics, { token: config.metricsToken });
   await app.register(securityHeaders, { secureCookies: config.secureCookies });
   await app.register(cookie);
-  await app.register(xsrf, { secureCookies: config.secureCookies });
+  await app.register(xsrf, { secureCookies: config.secureCookies, publicUrl: config.publicUrl });
   await app.register(sessions, { db: database.db, config });
   await app.register(rateLimiting, { db: database.db, redis, redisKeyPrefix: config.redisKeyPrefix });
   await app.register(catalogInvalidation, { cache });

@@ -19,8 +19,8 @@ async function seenEverywhere(client: ApiClient, product: Product) {
   const listed = latest.body.products.find((p) => p._id === product._id);
   return {
     detail: { price: detail.body.price, stock: detail.body.countInStock, reviews: detail.body.numReviews },
-    search: hit && { price: hit.price, stock: hit.countInStock },
-    latest: listed && { price: listed.price, stock: listed.countInStock },
+    search: hit && { price: hit.price, stock: hit.countInStock, reviews: hit.reviews },
+    latest: listed && { price: listed.price, stock: listed.countInStock, reviews: listed.reviews },
     count: latest.body.count,
   };
 }
@@ -58,8 +58,8 @@ describe(`catalogue answers are cached but never stale (${DATABASE})`, () => {
       expect((await admin.put(`/api/products/${product._id}`, { price, countInStock: round })).status).toBe(200);
       const seen = await seenEverywhere(client, product);
       expect(seen.detail).toMatchObject({ price, stock: round });
-      expect(seen.search).toEqual({ price, stock: round });
-      expect(seen.latest).toEqual({ price, stock: round });
+      expect(seen.search).toEqual({ price, stock: round, reviews: [] });
+      expect(seen.latest).toEqual({ price, stock: round, reviews: [] });
     }
     // The browser's copy is out of date now: it gets the new answer, not a 304.
     const revalidated = await client.request<Product>('GET', `/api/products/${product._id}`, {
@@ -84,14 +84,26 @@ describe(`catalogue answers are cached but never stale (${DATABASE})`, () => {
     expect((await seenEverywhere(shopper, product)).detail.stock).toBe(5);
   });
 
-  it('a review shows in the product answer at once', async () => {
+  it('a review shows in the product answer, the search and the listing at once, and leaves them with its deletion', async () => {
     const product = await createProduct(admin, { name: `Review probe ${randomBytes(3).toString('hex')}` });
-    const shopper = await shop.shopper();
-    expect((await seenEverywhere(shopper, product)).detail.reviews).toBe(0);
+    const shopper = await shop.shopper('Review Prober');
+    expect(await seenEverywhere(shopper, product)).toMatchObject({
+      detail: { reviews: 0 },
+      search: { reviews: [] },
+      latest: { reviews: [] },
+    });
     expect((await shopper.post(`/api/products/${product._id}/reviews`, { rating: 4, comment: 'Good' })).status).toBe(201);
     const detail = await shopper.get<ProductDetail>(`/api/products/${product._id}`);
     expect(detail.body).toMatchObject({ numReviews: 1, rating: 4 });
     expect(detail.body.reviews.map((r) => r.comment)).toEqual(['Good']);
+    const listed = [{ _id: detail.body.reviews[0]!._id, name: 'Review Prober', rating: 4 }];
+    expect(await seenEverywhere(shopper, product)).toMatchObject({ search: { reviews: listed }, latest: { reviews: listed } });
+    expect((await shopper.delete(`/api/products/${product._id}/${listed[0]!._id}`)).status).toBe(200);
+    expect(await seenEverywhere(shopper, product)).toMatchObject({
+      detail: { reviews: 0 },
+      search: { reviews: [] },
+      latest: { reviews: [] },
+    });
   });
 
   it('the product count follows creates and deletes exactly, also for a page past the last match', async () => {
@@ -191,8 +203,8 @@ if (process.env.TEST_DATABASE_URL) {
         expect((await admin.put(`/api/products/${product._id}`, { price, countInStock: round })).status).toBe(200);
         const seen = await seenEverywhere(elsewhere, product);
         expect(seen.detail).toMatchObject({ price, stock: round });
-        expect(seen.search).toEqual({ price, stock: round });
-        expect(seen.latest).toEqual({ price, stock: round });
+        expect(seen.search).toEqual({ price, stock: round, reviews: [] });
+        expect(seen.latest).toEqual({ price, stock: round, reviews: [] });
       }
       const top = (await elsewhere.get<Product[]>('/api/products/top')).body[0];
       if (!top) throw new Error('no top products');

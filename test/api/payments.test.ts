@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { PaymentStatus, StkPushResponse } from '../../src/shared/schemas/payments.js';
-import type { ApiClient } from '../support/client.js';
+import type { ApiClient, ErrorResponse } from '../support/client.js';
 import { createProduct, expectClientError, NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
 import { startTestShop, type TestShop } from '../support/shop.js';
 
@@ -237,11 +237,9 @@ describe('who may pay, and what', () => {
       `The amount to pay for this order is Ksh. ${due.toLocaleString('en-KE')}.00`,
     );
     expectClientError(await pay(shopper, order, '0708374149', due + 1), 400, 'The amount to pay');
-    expectClientError(
-      await pay(shopper, order, '0708374149', order.totalPrice === due ? due - 1 : order.totalPrice),
-      400,
-      'The amount to pay',
-    );
+    expectClientError(await pay(shopper, order, '0708374149', due - 1), 400, 'The amount to pay');
+    // A cent short of the total is not the total (the total itself is: see the spec's payload below).
+    expectClientError(await pay(shopper, order, '0708374149', (Math.round(order.totalPrice * 100) - 1) / 100), 400);
     expect((await status(shopper, order._id)).lastAttempt).toBeNull();
   });
 
@@ -263,13 +261,86 @@ describe('who may pay, and what', () => {
   });
 
   it.each([
-    [{}, 'Not a valid id'],
+    [{}, 'Enter the M-Pesa phone number'],
+    [{ phoneNumber: '0708374149', Amount: 'ten' }, 'Amount must be a number'],
     [{ orderId: 'x', phoneNumber: '0708374149', Amount: 10 }, 'Not a valid id'],
     [{ orderId: '00000000-0000-4000-8000-000000000000', phoneNumber: '0708374149', Amount: 'ten' }, 'Amount must be a number'],
     [{ orderId: '00000000-0000-4000-8000-000000000000', Amount: 10 }, 'phone number'],
   ])('refuses the malformed body %j', async (body, msg) => {
     const shopper = await shop.shopper();
     expectClientError(await shopper.post('/api/orders/stkpush', body), 400, msg);
+  });
+});
+
+describe('the specification’s payload: phoneNumber and Amount, no order id', () => {
+  /** An order of one unit at this price, placed by the shopper (2699 makes a total of 3203.85). */
+  async function order(shopper: ApiClient, price: number): Promise<Order> {
+    const product = await createProduct(admin, { price, countInStock: 50 });
+    const placed = await placeOrder(shopper, [{ _id: product._id, qty: 1 }]);
+    expect(placed.status).toBe(201);
+    return placed.body as Order;
+  }
+  const prompt = (client: ApiClient, phoneNumber: string, Amount: unknown) =>
+    client.post<StkPushResponse>('/api/orders/stkpush', { phoneNumber, Amount });
+
+  it('pays the caller’s most recent unpaid order the Amount asks for, given with its cents or in whole shillings', async () => {
+    const shopper = await shop.shopper('Spec Payer');
+    const older = await order(shopper, 2699);
+    const other = await order(shopper, 1234.5);
+    const newest = await order(shopper, 2699);
+    expect(newest.totalPrice).toBe(3203.85);
+
+    // The order's total as the client has it: the newest order of that total, charged Ksh 3,204.
+    const res = await prompt(shopper, '0700000006', 3203.85);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.msg).toContain('Ksh. 3,204.00');
+    expect((await status(shopper, newest._id)).lastAttempt).toMatchObject({ status: 'pending', amount: 3204 });
+    expect((await status(shopper, older._id)).lastAttempt).toBeNull();
+
+    // Whole shillings as M-Pesa charges them, sent as text as a form would.
+    const due = Math.ceil(other.totalPrice);
+    expect((await prompt(shopper, '0708374149', String(due))).status).toBe(200);
+    expect(await settled(shopper, other._id)).toMatchObject({ isPaid: true, lastAttempt: { amount: due } });
+    expect((await status(shopper, older._id)).lastAttempt).toBeNull();
+
+    // Paid now, so that amount designates no order any more.
+    expectClientError(
+      await prompt(shopper, '0708374149', due),
+      400,
+      `None of your unpaid orders comes to Ksh. ${due.toLocaleString('en-KE')}.00`,
+    );
+  });
+
+  it('answers a clear 400 when no unpaid order of the caller comes to the Amount, and sends nothing', async () => {
+    const shopper = await shop.shopper('Unmatched Payer');
+    const mine = await order(shopper, 2699);
+    // Another shopper's order of the same total is never theirs to pay.
+    const stranger = await shop.shopper('Stranger');
+    for (const [client, amount] of [
+      [stranger, 3204],
+      [shopper, 3203],
+      [shopper, 3204.5],
+      [shopper, 3203.851],
+      [shopper, 0],
+      [shopper, -3204],
+    ] as const) {
+      const res = await prompt(client, '0708374149', amount);
+      expectClientError(res, 400, 'None of your unpaid orders comes to');
+      expect((res.body as unknown as ErrorResponse).errors[0]!.path).toBe('Amount');
+    }
+    expect((await status(shopper, mine._id)).lastAttempt).toBeNull();
+  });
+
+  it('keeps the order id’s rules when one is sent, and accepts the total with its cents there too', async () => {
+    const shopper = await shop.shopper('Id Payer');
+    const mine = await order(shopper, 2699);
+    const newer = await order(shopper, 2699);
+    const res = await pay(shopper, mine, '0708374149', 3203.85);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    // The named order is paid, not the newest one of the same total.
+    expect(await settled(shopper, mine._id)).toMatchObject({ isPaid: true, lastAttempt: { amount: 3204 } });
+    expect((await status(shopper, newer._id)).lastAttempt).toBeNull();
+    expectClientError(await pay(shopper, newer, '0708374149', 3204.01), 400, 'The amount to pay for this order is Ksh. 3,204.00');
   });
 });
 

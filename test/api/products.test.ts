@@ -39,9 +39,28 @@ describe('product listing', () => {
         'countInStock',
         'rating',
         'numReviews',
+        'reviews',
       ]),
     );
     expect(typeof first.price).toBe('number');
+  });
+
+  it('lists every item’s reviews (id, name, rating), as many as numReviews, in the listing, search and top', async () => {
+    const first = await guest.get<ProductPage>('/api/products');
+    const items: Product[] = [];
+    for (let page = 1; page <= first.body.pages; page++) {
+      items.push(...(await guest.get<ProductPage>(`/api/products?pageNumber=${page}`)).body.products);
+    }
+    items.push(...(await search(guest, 'samsung')).products, ...(await guest.get<Product[]>('/api/products/top')).body);
+    expect(items.some((p) => p.numReviews > 0)).toBe(true);
+    for (const item of items) {
+      expect(item.reviews, item.name).toHaveLength(item.numReviews);
+      for (const review of item.reviews) expect(Object.keys(review).sort()).toEqual(['_id', 'name', 'rating']);
+    }
+    // The same reviews as the detail's, in the same order, without their comments.
+    const reviewed = items.find((p) => p.numReviews > 1) ?? items.find((p) => p.numReviews > 0)!;
+    const detail = await guest.get<ProductDetail>(`/api/products/${reviewed._id}`);
+    expect(reviewed.reviews).toEqual(detail.body.reviews.map(({ _id, name, rating }) => ({ _id, name, rating })));
   });
 
   it('pages through every product exactly once', async () => {
@@ -174,7 +193,7 @@ describe('admin product management', () => {
   it('creates a sample product, which the admin then edits', async () => {
     const res = await admin.post<Product>('/api/products');
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ name: 'Sample name', price: 0, countInStock: 0, category: 'Sample category' });
+    expect(res.body).toMatchObject({ name: 'Sample name', price: 0, countInStock: 0, category: 'Sample category', reviews: [] });
     const image = await admin.get(res.body.image);
     expect(image.status).toBe(200);
   });

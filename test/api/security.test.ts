@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProductPage } from '../../src/shared/schemas/products.js';
 import type { ApiClient } from '../support/client.js';
 import { expectClientError } from '../support/fixtures.js';
 import { listApiRoutes, type RouteInfo, routeKey } from '../support/routes.js';
@@ -24,7 +25,7 @@ beforeAll(async () => {
 afterAll(() => shop?.stop());
 
 describe('XSRF', () => {
-  it('refuses every unsafe /api request whose header does not echo the cookie, even an admin’s', async () => {
+  it('refuses every unsafe /api request no browser vouches for whose header does not echo the cookie, even an admin’s', async () => {
     const unsafe = routes.filter((r) => UNSAFE.has(r.method) && routeKey(r) !== DARAJA_CALLBACK);
     expect(unsafe.length).toBeGreaterThan(15);
     for (const route of unsafe) {
@@ -48,6 +49,147 @@ describe('XSRF', () => {
     expect(xsrf).toBeDefined();
     expect(xsrf).not.toMatch(/HttpOnly/i);
     expect(xsrf).toMatch(/SameSite=Lax/i);
+  });
+});
+
+/** What a browser adds to a fetch from one of the shop's own pages (Sec-Fetch-Site and Origin). */
+const sameOrigin = () => ({
+  origin: shop.url,
+  'sec-fetch-site': 'same-origin',
+  'sec-fetch-mode': 'cors',
+  'sec-fetch-dest': 'empty',
+});
+/** What a browser adds to a form another site submits to the shop. */
+const crossSiteForm = { origin: 'https://win-a-phone.example', 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' };
+
+describe('XSRF: what the browser proves about where a request comes from', () => {
+  it('lets a fresh visitor’s first unsafe request from the shop’s own pages through, with no cookie yet', async () => {
+    const visitor = shop.client();
+    // Catalogue answers stay cookie-free (shared caches may keep them) ...
+    const browsed = await visitor.get('/api/products');
+    expect(browsed.headers.get('set-cookie')).toBeNull();
+    expect(visitor.cookies.size).toBe(0);
+    // ... and the first sign-up needs no token: the browser says it comes from the shop itself.
+    const email = `first-post-${Date.now()}@example.com`;
+    const signUp = await visitor.request('POST', '/api/users', {
+      json: { name: 'First Post', email, password: 'first-post-1' },
+      xsrf: false,
+      headers: sameOrigin(),
+    });
+    expect(signUp.status, JSON.stringify(signUp.body)).toBe(201);
+    expect((await visitor.request('POST', '/api/users/logout', { xsrf: false, headers: sameOrigin() })).status).toBe(200);
+
+    // A browser without Sec-Fetch-Site (older Safari) proves it with Origin alone.
+    const older = shop.client();
+    const signIn = await older.request('POST', '/api/users/auth', {
+      json: { email, password: 'first-post-1' },
+      xsrf: false,
+      headers: { origin: shop.url },
+    });
+    expect(signIn.status, JSON.stringify(signIn.body)).toBe(200);
+  });
+
+  it('refuses what the browser says comes from another site or origin, even with a valid token', async () => {
+    const count = async () => (await admin.get<ProductPage>('/api/products')).body.count;
+    const before = await count();
+    const elsewhere: Record<string, string>[] = [
+      { origin: 'https://win-a-phone.example', 'sec-fetch-site': 'cross-site' },
+      // Another port of the same host: same site, another origin.
+      { origin: 'http://127.0.0.1:1', 'sec-fetch-site': 'same-site' },
+      // Browsers without Sec-Fetch-Site: Origin alone.
+      { origin: 'https://win-a-phone.example' },
+      { origin: shop.url.replace('http://', 'https://') },
+      { origin: 'null' },
+    ];
+    for (const headers of elsewhere) {
+      // The admin's client echoes the token as always: it is not enough.
+      expectClientError(await admin.request('POST', '/api/products', { headers }), 403, 'another site');
+      expectClientError(await admin.request('POST', '/api/users/logout', { headers }), 403, 'another site');
+    }
+    expect(await count()).toBe(before);
+    expect((await admin.get('/api/users/profile')).status).toBe(200);
+  });
+
+  it('refuses cross-site form posts and text/plain bodies, and takes text/plain from nowhere', async () => {
+    const before = (await admin.get<ProductPage>('/api/products')).body.count;
+    const admins = `/api/users/${admin.user!._id}`;
+    // Forms another site submits: url-encoded, multipart and text/plain, with the admin's cookies.
+    const form = new FormData();
+    form.set('name', 'Forged');
+    for (const [body, type] of [
+      ['name=Forged', 'application/x-www-form-urlencoded'],
+      ['name=Forged', 'text/plain'],
+    ] as const) {
+      for (const [method, url] of [
+        ['POST', '/api/products'],
+        ['PUT', admins],
+      ] as const) {
+        const forged = await admin.request(method, url, {
+          body,
+          xsrf: false,
+          headers: { ...crossSiteForm, 'content-type': type },
+        });
+        expectClientError(forged, 403, 'another site');
+      }
+    }
+    expectClientError(
+      await admin.request('PUT', admins, { body: form, xsrf: false, headers: crossSiteForm }),
+      403,
+      'another site',
+    );
+    // A page's script posting text/plain (no preflight needed) from another site.
+    expectClientError(
+      await admin.request('POST', '/api/products', {
+        body: '{}',
+        xsrf: false,
+        headers: { origin: 'https://win-a-phone.example', 'sec-fetch-site': 'cross-site', 'content-type': 'text/plain' },
+      }),
+      403,
+    );
+    // No browser evidence at all (a stripped Origin, a very old browser): the token is required.
+    for (const headers of [{ 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }]) {
+      expectClientError(
+        await admin.request('POST', '/api/products', { body: 'name=x', xsrf: false, headers }),
+        403,
+        'security token',
+      );
+    }
+    expectClientError(
+      await admin.request('POST', '/api/products', { body: 'name=x', xsrf: false, headers: { 'sec-fetch-site': 'none' } }),
+      403,
+      'security token',
+    );
+    // From the shop's own origin a text/plain body is still not a body the API takes.
+    expectClientError(
+      await admin.request('POST', '/api/users/auth', {
+        body: '{"email":"admin@example.com","password":"admin-secret-123"}',
+        xsrf: false,
+        headers: { ...sameOrigin(), 'content-type': 'text/plain' },
+      }),
+      415,
+    );
+    expect((await admin.get<ProductPage>('/api/products')).body.count).toBe(before);
+    expect((await admin.get<{ isAdmin: boolean }>('/api/users/profile')).body.isAdmin).toBe(true);
+  });
+
+  describe('behind a public address', () => {
+    let hosted: TestShop;
+    beforeAll(async () => {
+      hosted = await startTestShop({ PUBLIC_URL: 'https://duka.example.co.ke', SEED_DEMO: 'false' });
+    });
+    afterAll(() => hosted?.stop());
+
+    it('takes PUBLIC_URL’s origin as the shop’s, whatever Host the request reached it by', async () => {
+      const signIn = (origin: string) =>
+        hosted.client().request('POST', '/api/users/auth', {
+          json: { email: 'admin@example.com', password: 'admin-secret-123' },
+          xsrf: false,
+          headers: { origin },
+        });
+      expect((await signIn('https://duka.example.co.ke')).status).toBe(200);
+      expectClientError(await signIn('http://duka.example.co.ke'), 403, 'another site');
+      expectClientError(await signIn('https://duka.example.co.ke.evil.example'), 403, 'another site');
+    });
   });
 });
 

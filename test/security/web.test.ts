@@ -367,6 +367,58 @@ describe('requests forged by another site', () => {
       await other.close();
     }
   });
+
+  it('a fresh visitor’s first POST from the shop’s own page goes through without any cookie; from another origin it does not', async () => {
+    const signUp = (email: string) => JSON.stringify({ name: 'First In Chromium', email, password: 'first-chromium-1' });
+    const other = await startOtherSite('<!doctype html><title>Elsewhere</title>');
+    const context = await browser.newContext();
+    try {
+      // The browser's own request for a favicon would be a visit too (its answer hands out the cookie).
+      await context.route('**/favicon.ico', (route) => route.abort());
+      const page = await context.newPage();
+      // A catalogue answer as the only visit so far: public, so it hands out no cookie.
+      const answer = await page.goto(`${web.url}/api/products`);
+      expect(answer?.headers()['set-cookie']).toBeUndefined();
+      expect(await context.cookies()).toEqual([]);
+      const email = `chromium-first-${Date.now()}@example.com`;
+      const sent = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/api/users'));
+      const status = await page.evaluate(
+        async (body) =>
+          (await fetch('/api/users', { method: 'POST', headers: { 'content-type': 'application/json' }, body })).status,
+        signUp(email),
+      );
+      // Chromium marks it as the shop's own (Origin here; Sec-Fetch-Site too, which Playwright does
+      // not list); with no cookie there is no X-XSRF-TOKEN.
+      const headers = await (await sent).allHeaders();
+      expect(headers.origin).toBe(web.url);
+      expect(headers['x-xsrf-token']).toBeUndefined();
+      expect(headers.cookie).toBeUndefined();
+      expect(status).toBe(201);
+
+      // The same sign-up posted by another origin's page (text/plain needs no preflight) is refused.
+      await page.goto(other.url);
+      const forgedEmail = `chromium-forged-${Date.now()}@example.com`;
+      // Its answer is withheld from the page (CORP same-origin), so the fetch itself fails there.
+      await page.evaluate(
+        async ([url, body]) => {
+          await fetch(url!, {
+            method: 'POST',
+            mode: 'no-cors',
+            credentials: 'include',
+            headers: { 'content-type': 'text/plain' },
+            body,
+          }).catch(() => {});
+        },
+        [`${web.url}/api/users`, signUp(forgedEmail)],
+      );
+      const tryIn = (e: string) => web.client().post('/api/users/auth', { email: e, password: 'first-chromium-1' });
+      expect((await tryIn(email)).status).toBe(200);
+      expect((await tryIn(forgedEmail)).status).toBe(401);
+    } finally {
+      await context.close();
+      await other.close();
+    }
+  });
 });
 
 // ------------------------------------------------------------------------------------------------

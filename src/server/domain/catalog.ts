@@ -1,7 +1,14 @@
 import { asc, desc, eq, type SQL, sql } from 'drizzle-orm';
 import { PRODUCTS_PAGE_SIZE, TOP_PRODUCTS_COUNT } from '../../shared/constants.js';
 import { fromCents, toCents } from '../../shared/money.js';
-import type { Product, ProductDetail, ProductPage, ProductUpdateBody, Review } from '../../shared/schemas/products.js';
+import type {
+  Product,
+  ProductDetail,
+  ProductPage,
+  ProductUpdateBody,
+  Review,
+  ReviewSummary,
+} from '../../shared/schemas/products.js';
 import type { Db } from '../db/client.js';
 import { catalogStats, products, reviews } from '../db/schema.js';
 import { notFound } from '../errors.js';
@@ -22,7 +29,23 @@ const productColumns = {
 };
 type ProductRow = { [K in keyof typeof productColumns]: (typeof productColumns)[K]['_']['data'] };
 
-export function toProductJson(row: ProductRow): Product {
+/**
+ * The product's reviews as every product answer lists them (id, author's name, rating), oldest
+ * first, as the detail orders them. Read in the same statement as numReviews, so from the same
+ * snapshot: a review and the count it changes are written in one transaction, so the list's
+ * length is always numReviews. The planner evaluates it for the rows a page returns, after the
+ * sort and limit (reviews_product_idx finds them). The table is named: drizzle writes a column of
+ * a one-table query without it, and a bare "id" in here would be the review's.
+ */
+const reviewSummaries = sql<ReviewSummary[]>`(
+  SELECT coalesce(json_agg(json_build_object('_id', r.id, 'name', r.name, 'rating', r.rating) ORDER BY r.created_at, r.id), '[]'::json)
+  FROM ${reviews} r WHERE r.product_id = ${products}.id)`;
+
+/** The columns of a product answer, its reviews listed. */
+const listedColumns = { ...productColumns, reviews: reviewSummaries };
+type ListedRow = ProductRow & { reviews: ReviewSummary[] };
+
+function toProductJson(row: ListedRow): Product {
   return {
     _id: row.id,
     name: row.name,
@@ -33,6 +56,7 @@ export function toProductJson(row: ProductRow): Product {
     countInStock: row.countInStock,
     rating: Number(row.rating),
     numReviews: row.numReviews,
+    reviews: row.reviews,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -81,10 +105,10 @@ export async function listProducts(db: Db, options: { page: number; keyword: str
   };
 }
 
-async function latestPage(db: Db, offset: number): Promise<{ rows: ProductRow[]; count: number }> {
+async function latestPage(db: Db, offset: number): Promise<{ rows: ListedRow[]; count: number }> {
   const [rows, [stats]] = await Promise.all([
     db
-      .select(productColumns)
+      .select(listedColumns)
       .from(products)
       .orderBy(sql`${products.createdAt} DESC NULLS LAST`, sql`${products.id} DESC NULLS LAST`)
       .limit(PRODUCTS_PAGE_SIZE)
@@ -94,10 +118,10 @@ async function latestPage(db: Db, offset: number): Promise<{ rows: ProductRow[];
   return { rows, count: stats?.count ?? 0 };
 }
 
-async function searchPage(db: Db, keyword: string, offset: number): Promise<{ rows: ProductRow[]; count: number }> {
+async function searchPage(db: Db, keyword: string, offset: number): Promise<{ rows: ListedRow[]; count: number }> {
   const search = keywordSearch(keyword);
   const rows = await db
-    .select({ ...productColumns, total: sql<number>`count(*) OVER ()`.mapWith(Number) })
+    .select({ ...listedColumns, total: sql<number>`count(*) OVER ()`.mapWith(Number) })
     .from(products)
     .where(search.where)
     .orderBy(desc(search.score), desc(products.createdAt), desc(products.id))
@@ -114,7 +138,7 @@ async function searchPage(db: Db, keyword: string, offset: number): Promise<{ ro
 /** The highest rated products, for the home page carousel. */
 export async function topProducts(db: Db): Promise<Product[]> {
   const rows = await db
-    .select(productColumns)
+    .select(listedColumns)
     .from(products)
     .orderBy(sql`${products.rating} DESC NULLS LAST`, sql`${products.numReviews} DESC NULLS LAST`, desc(products.createdAt))
     .limit(TOP_PRODUCTS_COUNT);
@@ -129,7 +153,7 @@ export async function getProductDetail(db: Db, id: string): Promise<ProductDetai
     .from(reviews)
     .where(eq(reviews.productId, id))
     .orderBy(asc(reviews.createdAt), asc(reviews.id));
-  return { ...toProductJson(row), reviews: reviewRows.map(toReviewJson) };
+  return { ...toProductJson({ ...row, reviews: [] }), reviews: reviewRows.map(toReviewJson) };
 }
 
 export function toReviewJson(row: typeof reviews.$inferSelect): Review {
@@ -158,7 +182,7 @@ export async function createSampleProduct(db: Db, adminId: string): Promise<Prod
     })
     .returning(productColumns);
   if (!row) throw new Error('Product insert returned nothing');
-  return toProductJson(row);
+  return toProductJson({ ...row, reviews: [] });
 }
 
 export async function updateProduct(db: Db, id: string, patch: ProductUpdateBody): Promise<Product> {
@@ -174,7 +198,7 @@ export async function updateProduct(db: Db, id: string, patch: ProductUpdateBody
       updatedAt: sql`now()`,
     })
     .where(eq(products.id, id))
-    .returning(productColumns);
+    .returning(listedColumns);
   if (!row) throw notFound('Product not found');
   return toProductJson(row);
 }

@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, gte, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, or, type SQL, sql } from 'drizzle-orm';
 import { MAX_LINE_QTY, PAYMENT_METHOD } from '../../shared/constants.js';
-import { fromCents, toCents } from '../../shared/money.js';
+import { formatKsh, fromCents, toCents } from '../../shared/money.js';
 import { orderTotals } from '../../shared/pricing.js';
 import type { CreateOrderBody, Order } from '../../shared/schemas/orders.js';
 import type { Db, Queryable } from '../db/client.js';
@@ -83,6 +83,53 @@ export async function loadExistingOrder(db: Queryable, id: string): Promise<Orde
   const order = await loadOrder(db, id);
   if (!order) throw notFound(ORDER_NOT_FOUND);
   return order;
+}
+
+/** An amount in Ksh as whole cents; undefined when it has fractions of a cent (no order's total does). */
+function exactCents(ksh: number): number | undefined {
+  const cents = Math.round(ksh * 100);
+  return Math.abs(cents - ksh * 100) < 1e-6 ? cents : undefined;
+}
+
+/**
+ * Whether a payment prompt's Amount is what an order asks: the whole shillings M-Pesa charges
+ * (its total rounded up), or its total with the cents, as a client sends it that pays the order's
+ * totalPrice (3203.85 for an order due Ksh 3,204). Compared in integer cents, never as floats.
+ */
+export function amountPaysOrder(amount: number, totalCents: number): boolean {
+  const cents = exactCents(amount);
+  return cents !== undefined && (cents === totalCents || cents === Math.ceil(totalCents / 100) * 100);
+}
+
+/**
+ * The order a payment prompt without an order id pays (spec §7 sends only phoneNumber and
+ * Amount): the caller's most recent unpaid order whose Amount it is, as amountPaysOrder decides.
+ */
+export async function unpaidOrderForAmount(db: Db, customerId: string, amount: number): Promise<string> {
+  const cents = exactCents(amount);
+  const [order] =
+    cents === undefined || cents <= 0
+      ? []
+      : await db
+          .select({ id: orders.id })
+          .from(orders)
+          .where(
+            and(
+              eq(orders.userId, customerId),
+              eq(orders.isPaid, false),
+              // Integer division: (total + 99) / 100 is the total rounded up to whole shillings.
+              or(eq(orders.totalCents, cents), sql`(${orders.totalCents} + 99) / 100 * 100 = ${cents}`),
+            ),
+          )
+          .orderBy(desc(orders.createdAt), desc(orders.id))
+          .limit(1);
+  if (!order) {
+    throw badRequest(
+      `None of your unpaid orders comes to ${formatKsh(amount)}. Open the order you want to pay and pay its total.`,
+      'Amount',
+    );
+  }
+  return order.id;
 }
 
 /** Adds up the lines of one product, so a product listed twice is checked against its stock once. */

@@ -5,6 +5,7 @@ import { maskMsisdn, normaliseMsisdn } from '../../shared/phone.js';
 import type { PaymentAttempt, PaymentStatus, StkPushBody } from '../../shared/schemas/payments.js';
 import type { Db, Queryable } from '../db/client.js';
 import { mpesaCallbacks, mpesaPayments, orders, paymentAttempts } from '../db/schema.js';
+import { amountPaysOrder } from '../domain/orders.js';
 import {
   type LedgerRow,
   notifyAwaitingReceipts,
@@ -136,13 +137,14 @@ export function accountReference(orderId: string): string {
  * Sends the payment prompt for an unpaid order of the caller. The attempt is stored before
  * Daraja is called, so a crash in between leaves a pending record the reconciler resolves.
  */
-export async function requestPayment(deps: PaymentDeps, customer: SessionUser, body: StkPushBody) {
+export async function requestPayment(deps: PaymentDeps, customer: SessionUser, body: StkPushBody & { orderId: string }) {
   const { db, daraja, log } = deps;
   const [order] = await db.select().from(orders).where(eq(orders.id, body.orderId));
   if (!order || order.userId !== customer.id) throw notFound('Order not found');
   if (order.isPaid) throw badRequest('This order is already paid');
   const due = amountDue(order.totalCents);
-  if (body.Amount !== due) throw badRequest(`The amount to pay for this order is ${formatKsh(due)}`, 'Amount');
+  if (!amountPaysOrder(body.Amount, order.totalCents))
+    throw badRequest(`The amount to pay for this order is ${formatKsh(due)}`, 'Amount');
   const phone = normaliseMsisdn(body.phoneNumber);
   if (!phone) {
     throw badRequest('Enter a Safaricom number like 0712345678 or +254712345678', 'phoneNumber');

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { errorBody, idParams } from '../../shared/schemas/common.js';
 import { paymentStatus, stkPushBody, stkPushResponse } from '../../shared/schemas/payments.js';
 import type { RateLimitRule } from '../config.js';
+import { unpaidOrderForAmount } from '../domain/orders.js';
 import {
   type PaymentDeps,
   paymentStatus as readPaymentStatus,
@@ -49,12 +50,18 @@ const paymentRoutes: FastifyPluginAsyncZod<PaymentRoutesOptions> = async (
     },
     schema: {
       tags,
-      summary: 'Send the M-Pesa payment prompt (STK push) for one of your unpaid orders',
+      summary:
+        'Send the M-Pesa payment prompt (STK push) for one of your unpaid orders: orderId, or else your most recent unpaid order that Amount pays',
       body: stkPushBody,
       response: { 200: stkPushResponse, ...errors },
     },
-    // The request's own logger, so the prompt's log lines carry its request id.
-    handler: (request) => requestPayment({ ...deps, log: request.log }, currentUser(request), request.body),
+    handler: async (request) => {
+      const customer = currentUser(request);
+      // The specification's client sends only phoneNumber and Amount.
+      const orderId = request.body.orderId ?? (await unpaidOrderForAmount(deps.db, customer.id, request.body.Amount));
+      // The request's own logger, so the prompt's log lines carry its request id.
+      return requestPayment({ ...deps, log: request.log }, customer, { ...request.body, orderId });
+    },
   });
 
   app.get('/api/orders/:id/payment', {

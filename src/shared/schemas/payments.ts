@@ -1,9 +1,12 @@
 import { z } from 'zod';
 import { entityId } from './common.js';
 
-/** The payment prompt request (spec §7: phoneNumber, Amount; the order it pays is named too). */
+/**
+ * The payment prompt request (spec §3 and §7: phoneNumber, Amount). Duka's own client names the
+ * order it pays; without orderId, it is the caller's most recent unpaid order that Amount pays.
+ */
 export const stkPushBody = z.object({
-  orderId: entityId,
+  orderId: entityId.optional(),
   phoneNumber: z.preprocess(
     (v) => (typeof v === 'number' && Number.isInteger(v) ? String(v) : v),
     z.string({ error: 'Enter the M-Pesa phone number' }).trim().min(1, { error: 'Enter the M-Pesa phone number' }).max(20),

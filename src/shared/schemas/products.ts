@@ -2,10 +2,19 @@ import { z } from 'zod';
 import { PRODUCTS_PAGE_SIZE } from '../constants.js';
 import { formInteger, kshAmount, requiredText } from './common.js';
 
-export const review = z.object({
+/**
+ * A review as every product answer carries it (spec §3: a Product has `reviews (list)`): enough
+ * for a client to count and show them, and small, since listings hold one list per card. The
+ * product detail carries the whole reviews.
+ */
+export const reviewSummary = z.object({
   _id: z.string(),
   name: z.string(),
   rating: z.number(),
+});
+export type ReviewSummary = z.infer<typeof reviewSummary>;
+
+export const review = reviewSummary.extend({
   comment: z.string(),
   /** The author's id; null once the author's account is deleted. */
   user: z.string().nullable(),
@@ -23,12 +32,14 @@ export const product = z.object({
   countInStock: z.number(),
   rating: z.number(),
   numReviews: z.number(),
+  /** Oldest first; its length is always numReviews. */
+  reviews: z.array(reviewSummary),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
 export type Product = z.infer<typeof product>;
 
-/** The detail view adds the reviews. */
+/** The detail view carries the whole reviews. */
 export const productDetail = product.extend({ reviews: z.array(review) });
 export type ProductDetail = z.infer<typeof productDetail>;
 
