@@ -1,12 +1,21 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { updateProduct } from '../../src/server/domain/catalog.js';
+import { exportShop } from '../../src/server/ops/transfer.js';
+import { projectRoot } from '../../src/server/paths.js';
 import type { Product, ProductDetail, ProductPage } from '../../src/shared/schemas/products.js';
 import { startChildShop } from '../security/web-helpers.js';
 import type { ApiClient } from '../support/client.js';
 import { createProduct, placeOrder } from '../support/fixtures.js';
 import { ADMIN_PASSWORD, startTestShop, type TestShop } from '../support/shop.js';
 
+const run = promisify(execFile);
 const DATABASE = process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -92,6 +101,53 @@ describe(`catalogue answers are cached but never stale (${DATABASE})`, () => {
     const detail = await shopper.get<ProductDetail>(`/api/products/${product._id}`);
     expect(detail.body).toMatchObject({ numReviews: 1, rating: 4 });
     expect(detail.body.reviews.map((r) => r.comment)).toEqual(['Good']);
+  });
+
+  it('refused and failed writes leave the catalogue version as it was; a committed one changes it', async () => {
+    const product = await createProduct(admin, { name: `Refusal probe ${randomBytes(3).toString('hex')}`, countInStock: 2 });
+    const shopper = await shop.shopper();
+    expect((await shopper.post(`/api/products/${product._id}/reviews`, { rating: 5, comment: 'Mine' })).status).toBe(201);
+    const signedOut = await shop.shopper();
+    expect((await signedOut.post('/api/users/logout')).status).toBe(200);
+    const other = await shop.shopper();
+    const review = (await shopper.get<ProductDetail>(`/api/products/${product._id}`)).body.reviews[0];
+    if (!review) throw new Error('the review is missing');
+    const unknownId = '00000000-0000-4000-8000-000000000000';
+    const line = [{ _id: product._id, qty: 1 }];
+    const before = await shop.catalogVersion.current();
+
+    const anonymous = shop.client();
+    const attempts: [string, Promise<{ status: number }>, number][] = [
+      // No cookie at all, so no XSRF token: refused before anything runs.
+      ['order without a cookie', anonymous.request('POST', '/api/orders', { json: {}, xsrf: false }), 403],
+      ['review without a cookie', anonymous.request('POST', `/api/products/${product._id}/reviews`, { xsrf: false }), 403],
+      ['product edit without a cookie', anonymous.request('PUT', `/api/products/${product._id}`, { xsrf: false }), 403],
+      // With the XSRF cookie but no session.
+      ['anonymous order', placeOrder(anonymous, line), 401],
+      ['anonymous review', anonymous.post(`/api/products/${product._id}/reviews`, { rating: 1, comment: 'x' }), 401],
+      ['signed-out order', placeOrder(signedOut, line), 401],
+      ['signed-out review', signedOut.post(`/api/products/${product._id}/reviews`, { rating: 1, comment: 'x' }), 401],
+      ['shopper editing a product', shopper.put(`/api/products/${product._id}`, { price: 1 }), 403],
+      ['shopper deleting a product', shopper.delete(`/api/products/${product._id}`), 403],
+      // Signed in, but the write is invalid or impossible.
+      ['order of more than the stock', placeOrder(shopper, [{ _id: product._id, qty: 3 }]), 400],
+      ['order of an unknown product', placeOrder(shopper, [{ _id: unknownId, qty: 1 }]), 400],
+      ['order with no lines', shopper.post('/api/orders', { orderItems: [] }), 400],
+      ['second review', shopper.post(`/api/products/${product._id}/reviews`, { rating: 1, comment: 'again' }), 400],
+      ['review out of range', other.post(`/api/products/${product._id}/reviews`, { rating: 9, comment: 'x' }), 400],
+      ['review of an unknown product', other.post(`/api/products/${unknownId}/reviews`, { rating: 3, comment: 'x' }), 404],
+      ["deleting someone else's review", other.delete(`/api/products/${product._id}/${review._id}`), 403],
+      ['editing an unknown product', admin.put(`/api/products/${unknownId}`, { price: 5 }), 404],
+      ['an invalid price', admin.put(`/api/products/${product._id}`, { price: -5 }), 400],
+      ['deleting an unknown product', admin.delete(`/api/products/${unknownId}`), 404],
+      ['deleting an unknown order', admin.delete(`/api/orders/${unknownId}`), 404],
+    ];
+    for (const [what, attempt, status] of attempts) expect([what, (await attempt).status]).toEqual([what, status]);
+    expect(await shop.catalogVersion.current()).toBe(before);
+
+    // The control: the same kind of request, committed, does change it.
+    expect((await placeOrder(shopper, line)).status).toBe(201);
+    expect(await shop.catalogVersion.current()).not.toBe(before);
   });
 
   it('the product count follows creates and deletes exactly, also for a page past the last match', async () => {
@@ -199,5 +255,54 @@ if (process.env.TEST_DATABASE_URL) {
       expect((await admin.put(`/api/products/${top._id}`, { price: 4321 })).status).toBe(200);
       expect((await elsewhere.get<Product[]>('/api/products/top')).body[0]).toMatchObject({ _id: top._id, price: 4321 });
     });
+
+    it('a catalogue write made outside any request (a job, a script) is seen through the other instance at once', async () => {
+      const product = await createProduct(admin, { name: `Job probe ${randomBytes(3).toString('hex')}` });
+      const elsewhere = second.client();
+      for (let round = 1; round <= 5; round += 1) {
+        await seenEverywhere(elsewhere, product);
+        const price = 3000 + round;
+        await updateProduct(first.database.db, first.catalogChanges, product._id, { price, countInStock: round });
+        const seen = await seenEverywhere(elsewhere, product);
+        expect(seen.detail).toMatchObject({ price, stock: round });
+        expect(seen.search).toEqual({ price, stock: round });
+        expect(seen.latest).toEqual({ price, stock: round });
+      }
+    });
+
+    it('npm run db:import into the shared database is seen through both instances at once', async () => {
+      const product = await createProduct(admin, { name: `Import probe ${randomBytes(3).toString('hex')}`, price: 111 });
+      const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'duka-import-'));
+      try {
+        const file = path.join(dir, 'shop.jsonl.gz');
+        await exportShop({ databaseUrl: first.config.databaseUrl, dataDir: dir }, file);
+        expect((await admin.put(`/api/products/${product._id}`, { price: 222 })).status).toBe(200);
+        for (const shop of [first, second]) expect((await seenEverywhere(shop.client(), product)).detail.price).toBe(222);
+
+        const env = {
+          ...process.env,
+          DATABASE_URL: first.config.databaseUrl ?? '',
+          DATA_DIR: dir,
+          REDIS_URL: withRedis ? REDIS_URL : '',
+          REDIS_KEY_PREFIX: prefix,
+        };
+        await run(
+          path.join(projectRoot, 'node_modules/.bin/tsx'),
+          [path.join(projectRoot, 'src/server/ops/cli.ts'), 'import', file, '--replace'],
+          {
+            env,
+            cwd: projectRoot,
+          },
+        );
+        for (const shop of [first, second]) {
+          const seen = await seenEverywhere(shop.client(), product);
+          expect(seen.detail.price).toBe(111);
+          expect(seen.search?.price).toBe(111);
+          expect(seen.latest?.price).toBe(111);
+        }
+      } finally {
+        await fs.rm(dir, { recursive: true, force: true });
+      }
+    }, 120_000);
   });
 }

@@ -2,16 +2,18 @@ import { createHash, randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import { type Db, queryRows } from '../db/client.js';
+import { type Database, type Db, queryRows } from '../db/client.js';
+import type { CatalogChange, CatalogChanges } from '../domain/catalog-changes.js';
 
 /**
  * The catalogue's answers (listing pages, searches, top products, product details) are read far
  * more often than the catalogue changes, so each instance keeps the serialised answers in memory.
  *
  * An answer is cached under the catalogue version current when it was computed, and served only
- * while that is still the current version. Every request reads the current version; every write
- * that can change an answer (a product edited, an order taking stock, a review) sets a new one
- * after its transaction commits and before it answers. So a request that starts after a write has
+ * while that is still the current version. Every request reads the current version; every domain
+ * write that changes an answer (a product edited, an order taking stock, a review) sets a new one
+ * after its transaction commits and before it returns (see domain/catalog-changes.ts). A request
+ * that is refused or fails commits nothing and so changes no version. So a request that starts after a write has
  * answered can never be served from before it, on this instance or any other: a stale price or
  * stock count is impossible, not just unlikely. If the version cannot be read, nothing is cached.
  */
@@ -102,6 +104,12 @@ export function coalesced(source: CatalogVersion): CatalogVersion {
   };
 }
 
+/** Where the catalogue cache learns of changes made by any instance of the shop. */
+export function catalogVersionFor(database: Database, redis: Redis | undefined, prefix: string): CatalogVersion {
+  if (database.kind === 'pglite') return localVersion();
+  return coalesced(redis ? redisVersion(redis, `${prefix}catalog-version`) : postgresVersion(database.db));
+}
+
 export interface CachedAnswer {
   /** The JSON text of the answer. */
   body: string;
@@ -116,7 +124,7 @@ interface Entry extends CachedAnswer {
 /** At most this much serialised JSON per instance; the least recently used answers go first. */
 const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
 
-export class CatalogCache {
+export class CatalogCache implements CatalogChanges {
   private readonly entries: LRUCache<string, Entry>;
 
   constructor(
@@ -143,6 +151,10 @@ export class CatalogCache {
     const answer = toAnswer(await compute());
     if (version !== undefined) this.entries.set(key, { ...answer, version });
     return answer;
+  }
+
+  async committed(_change: CatalogChange): Promise<void> {
+    await this.changed();
   }
 
   /** Marks every cached answer, here and on every other instance, as out of date. */

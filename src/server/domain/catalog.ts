@@ -5,6 +5,7 @@ import type { Product, ProductDetail, ProductPage, ProductUpdateBody, Review } f
 import type { Db } from '../db/client.js';
 import { catalogStats, products, reviews } from '../db/schema.js';
 import { notFound } from '../errors.js';
+import type { CatalogChanges } from './catalog-changes.js';
 
 /** The columns a product answer needs (the generated search columns stay in the database). */
 const productColumns = {
@@ -144,7 +145,7 @@ export function toReviewJson(row: typeof reviews.$inferSelect): Review {
 }
 
 /** The placeholder product an admin creates and then edits (spec §7: create takes no payload). */
-export async function createSampleProduct(db: Db, adminId: string): Promise<Product> {
+export async function createSampleProduct(db: Db, changes: CatalogChanges, adminId: string): Promise<Product> {
   const [row] = await db
     .insert(products)
     .values({
@@ -158,10 +159,11 @@ export async function createSampleProduct(db: Db, adminId: string): Promise<Prod
     })
     .returning(productColumns);
   if (!row) throw new Error('Product insert returned nothing');
+  await changes.committed({ products: [row.id], listing: true });
   return toProductJson(row);
 }
 
-export async function updateProduct(db: Db, id: string, patch: ProductUpdateBody): Promise<Product> {
+export async function updateProduct(db: Db, changes: CatalogChanges, id: string, patch: ProductUpdateBody): Promise<Product> {
   const [row] = await db
     .update(products)
     .set({
@@ -176,10 +178,12 @@ export async function updateProduct(db: Db, id: string, patch: ProductUpdateBody
     .where(eq(products.id, id))
     .returning(productColumns);
   if (!row) throw notFound('Product not found');
+  await changes.committed({ products: [id], listing: true });
   return toProductJson(row);
 }
 
-export async function deleteProduct(db: Db, id: string): Promise<void> {
+export async function deleteProduct(db: Db, changes: CatalogChanges, id: string): Promise<void> {
   const deleted = await db.delete(products).where(eq(products.id, id)).returning({ id: products.id });
   if (deleted.length === 0) throw notFound('Product not found');
+  await changes.committed({ products: [id], listing: true });
 }

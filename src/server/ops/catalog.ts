@@ -52,6 +52,13 @@ const SKIPPED_SCHEMAS = `n.nspname NOT IN ('pg_catalog', 'information_schema', '
  */
 const DERIVED_TABLES = `(n.nspname, c.relname) NOT IN (('public', 'catalog_stats'))`;
 
+/**
+ * Sequences that are no data of the shop: catalog_version is the catalogue cache's version, which
+ * only ever moves forward. Carried by an export and set back by an import, it would bring back a
+ * version under which running shops cached answers from before the import.
+ */
+export const BOOKKEEPING_SEQUENCES: readonly string[] = ['public.catalog_version'];
+
 /** Not part of an extension (pg_trgm and friends own their objects). */
 const NOT_EXTENSION_MEMBER = `NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e')`;
 
@@ -121,7 +128,9 @@ export async function listSequences(conn: RawConnection): Promise<SequenceInfo[]
       WHERE c.relkind = 'S' AND ${SKIPPED_SCHEMAS} AND ${NOT_EXTENSION_MEMBER}
       ORDER BY n.nspname, c.relname`,
   );
-  return rows.map((r) => ({ name: `${r.schema}.${r.name}`, sql: `${quoteIdent(r.schema)}.${quoteIdent(r.name)}` }));
+  return rows
+    .map((r) => ({ name: `${r.schema}.${r.name}`, sql: `${quoteIdent(r.schema)}.${quoteIdent(r.name)}` }))
+    .filter((sequence) => !BOOKKEEPING_SEQUENCES.includes(sequence.name));
 }
 
 interface JournalEntry {
