@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -12,6 +13,7 @@ import type { Product, ProductDetail, ProductPage } from '../../shared/schemas/p
 import type { CatalogAnswers } from '../cache/catalog-answers.js';
 import type { CachedAnswer } from '../cache/catalog-cache.js';
 import { AppError } from '../errors.js';
+import { sendConditional } from '../http/conditional.js';
 
 /** Paths that are never pages of the app: a miss there is a real 404, not the app's index. */
 const NOT_PAGES = /^\/(api|images|uploads|assets)(\/|$)/;
@@ -193,15 +195,18 @@ export default fp(
       }
       const html = head ? indexHtml().replace('</head>', `${head}</head>`) : indexHtml();
       reply.header('cache-control', 'no-cache').header('vary', 'accept-encoding').type('text/html; charset=utf-8');
-      // Made per request, so compressed per request, quickly: a few KB of HTML and JSON.
       const accepts = String(request.headers['accept-encoding'] ?? '');
-      if (/\bbr\b/.test(accepts)) {
-        return reply
-          .header('content-encoding', 'br')
-          .send(zlib.brotliCompressSync(html, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } }));
-      }
-      if (/\bgzip\b/.test(accepts)) return reply.header('content-encoding', 'gzip').send(zlib.gzipSync(html));
-      return reply.send(html);
+      const encoding = /\bbr\b/.test(accepts) ? 'br' : /\bgzip\b/.test(accepts) ? 'gzip' : undefined;
+      // One tag per encoding: the bytes differ, and a strong tag names one exact body.
+      const hash = createHash('sha1').update(html).digest('base64url');
+      const etag = `"${hash}${encoding ? `-${encoding}` : ''}"`;
+      if (encoding) reply.header('content-encoding', encoding);
+      // An unchanged page costs neither its compression nor its bytes.
+      return sendConditional(request, reply, etag, () => {
+        if (encoding === 'br') return zlib.brotliCompressSync(html, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } });
+        if (encoding === 'gzip') return zlib.gzipSync(html);
+        return html;
+      });
     }
 
     app.setNotFoundHandler((request, reply) => {

@@ -17,6 +17,7 @@ import type { Db } from '../db/client.js';
 import { createSampleProduct, deleteProduct, updateProduct } from '../domain/catalog.js';
 import type { CatalogChanges } from '../domain/catalog-changes.js';
 import { addReview, deleteReview } from '../domain/reviews.js';
+import { sendConditional } from '../http/conditional.js';
 import { acceptFormBodies } from '../plugins/form-bodies.js';
 import { currentUser } from '../plugins/sessions.js';
 
@@ -27,12 +28,9 @@ const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody 
  * Sends a catalogue answer from the cache. Browsers keep it but ask again every time
  * (`no-cache`); an unchanged answer costs them a 304 with no body.
  */
-async function sendCached(request: FastifyRequest, reply: FastifyReply, answer: CachedAnswer): Promise<void> {
-  reply.header('cache-control', 'no-cache').header('etag', answer.etag);
-  if (request.headers['if-none-match'] === answer.etag) reply.status(304).send();
-  else reply.type('application/json; charset=utf-8').send(answer.body);
-  // The send finishes asynchronously (onSend hooks): wait for it, or Fastify would send again.
-  await reply;
+function sendCached(request: FastifyRequest, reply: FastifyReply, answer: CachedAnswer): Promise<void> {
+  reply.header('cache-control', 'no-cache').type('application/json; charset=utf-8');
+  return sendConditional(request, reply, answer.etag, () => answer.body);
 }
 
 /** Public, cacheable answers: no cookie handed out with them (see plugins/xsrf.ts). */
