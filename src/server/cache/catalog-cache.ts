@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { type Database, type Db, queryRows } from '../db/client.js';
 import type { CatalogChange, CatalogChanges } from '../domain/catalog-changes.js';
+import { bounded } from './bounded.js';
 
 /**
  * The catalogue's answers (listing pages, searches, top products, product details) are read far
@@ -107,7 +108,7 @@ export function coalesced(source: CatalogVersion): CatalogVersion {
 /** Where the catalogue cache learns of changes made by any instance of the shop. */
 export function catalogVersionFor(database: Database, redis: Redis | undefined, prefix: string): CatalogVersion {
   if (database.kind === 'pglite') return localVersion();
-  return coalesced(redis ? redisVersion(redis, `${prefix}catalog-version`) : postgresVersion(database.db));
+  return coalesced(redis ? redisVersion(redis, `${prefix}catalog-version`) : postgresVersion(database.sideDb));
 }
 
 export interface CachedAnswer {
@@ -124,18 +125,37 @@ interface Entry extends CachedAnswer {
 /** At most this much serialised JSON per instance; the least recently used answers go first. */
 const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
 
+export interface CatalogCacheOptions {
+  version: CatalogVersion;
+  onError: (error: unknown, what: string) => void;
+  /** How many misses may be computed at once: the share of the database the catalogue may take. */
+  computeSlots: number;
+  maxBytes?: number;
+}
+
 export class CatalogCache implements CatalogChanges {
   private readonly entries: LRUCache<string, Entry>;
 
-  constructor(
-    private readonly version: CatalogVersion,
-    private readonly onError: (error: unknown, what: string) => void,
-    maxBytes = DEFAULT_MAX_BYTES,
-  ) {
-    this.entries = new LRUCache<string, Entry>({ maxSize: maxBytes, sizeCalculation: (entry) => entry.body.length + 200 });
+  /** Misses being computed, by version and key: later requests for the same one wait for it. */
+  private readonly computing = new Map<string, Promise<CachedAnswer>>();
+  private readonly version: CatalogVersion;
+  private readonly onError: (error: unknown, what: string) => void;
+  private readonly slot: <T>(task: () => Promise<T>) => Promise<T>;
+
+  constructor(options: CatalogCacheOptions) {
+    this.version = options.version;
+    this.onError = options.onError;
+    this.slot = bounded(options.computeSlots);
+    this.entries = new LRUCache<string, Entry>({
+      maxSize: options.maxBytes ?? DEFAULT_MAX_BYTES,
+      sizeCalculation: (entry) => entry.body.length + 200,
+    });
   }
 
-  /** The answer for `key`, from the cache when it is of the current version, else computed (and kept). */
+  /**
+   * The answer for `key`, from the cache when it is of the current version, else computed (and
+   * kept). A miss is computed once per key and version, however many requests want it at once.
+   */
   async get(key: string, compute: () => Promise<unknown>): Promise<CachedAnswer> {
     let version: string | undefined;
     try {
@@ -144,13 +164,19 @@ export class CatalogCache implements CatalogChanges {
       // Without the current version a cached answer might be stale: compute, and keep nothing.
       this.onError(error, 'reading the catalogue version');
     }
-    if (version !== undefined) {
-      const hit = this.entries.get(key);
-      if (hit?.version === version) return hit;
-    }
-    const answer = toAnswer(await compute());
-    if (version !== undefined) this.entries.set(key, { ...answer, version });
-    return answer;
+    if (version === undefined) return this.slot(async () => toAnswer(await compute()));
+    const hit = this.entries.get(key);
+    if (hit?.version === version) return hit;
+    const flight = `${version}\u0000${key}`;
+    const running = this.computing.get(flight);
+    if (running) return running;
+    const computed = this.slot(async () => {
+      const answer = toAnswer(await compute());
+      this.entries.set(key, { ...answer, version });
+      return answer;
+    }).finally(() => this.computing.delete(flight));
+    this.computing.set(flight, computed);
+    return computed;
   }
 
   async committed(_change: CatalogChange): Promise<void> {

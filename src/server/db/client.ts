@@ -22,6 +22,12 @@ export type Queryable = Db | Tx;
 
 export interface Database {
   db: Db;
+  /**
+   * One connection of its own, outside the pool, for tiny reads every request needs (the
+   * catalogue's version): they never wait behind the pool's queue, and take no connection a
+   * search or an order needs. PGlite: the same one connection as `db`.
+   */
+  sideDb: Db;
   kind: 'pglite' | 'postgres';
   /** Applies pending migrations; run it inside withStartupLock so instances starting together take turns. */
   migrate(): Promise<void>;
@@ -80,6 +86,7 @@ async function openPglite(dir: string | undefined): Promise<Database> {
   const db = drizzlePglite(client, { schema });
   return {
     db: db as unknown as Db,
+    sideDb: db as unknown as Db,
     kind: 'pglite',
     migrate: () => migratePglite(db, { migrationsFolder: migrationsDir }),
     // One process owns a PGlite directory, and PGlite runs one statement at a time.
@@ -113,6 +120,12 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
     countClientStatements(client);
   });
   const db = drizzlePg(pool, { schema });
+  const side = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 10_000, options: CONNECTION_OPTIONS });
+  side.on('error', (error) => options.onPoolError?.(error));
+  side.on('connect', (client) => {
+    client.on('error', () => {});
+  });
+  const sideDb = drizzlePg(side, { schema });
 
   // drizzle's transaction over a pool (drizzle-orm 0.45 node-postgres/session.js) sends BEGIN
   // before its try/finally, so when BEGIN fails — the connection was just terminated — the client
@@ -152,6 +165,7 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
 
   return {
     db: db as unknown as Db,
+    sideDb: sideDb as unknown as Db,
     kind: 'postgres',
     migrate: () => migratePg(db, { migrationsFolder: migrationsDir }),
     withStartupLock,
@@ -159,7 +173,9 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
       await db.execute(sql`SELECT 1`);
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    close: once(() => pool.end()),
+    close: once(async () => {
+      await Promise.all([pool.end(), side.end()]);
+    }),
   };
 }
 
