@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { buildApp } from './app.js';
-import { CatalogCache, type CatalogVersion, catalogVersionFor } from './cache/catalog-cache.js';
+import { CatalogCache } from './cache/catalog-cache.js';
+import { type CatalogVersion, catalogVersionFor } from './cache/catalog-feed.js';
 import type { AppConfig } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { seedShop } from './db/seed.js';
@@ -136,10 +137,11 @@ export async function startShop(config: AppConfig, options: { database?: Databas
     const worker = mailWorker;
     const notify = createNotifications(config.publicUrl, () => worker.nudge());
     mpesa = await startMpesa(config.mpesa, config.publicUrl, database.db, notify, log);
-    const catalogVersion = catalogVersionFor(database, redis, config.redisKeyPrefix);
+    const onCacheError = (error: unknown, what: string) => log.error({ err: error }, `catalogue cache: ${what} failed`);
+    const catalogVersion = catalogVersionFor(database, redis, config.redisKeyPrefix, onCacheError);
     const cache = new CatalogCache({
       version: catalogVersion,
-      onError: (error, what) => log.error({ err: error }, `catalogue cache: ${what} failed`),
+      onError: onCacheError,
       computeSlots: catalogComputeSlots(database, config.databasePoolSize),
     });
     app = await buildApp({ config, database, notify, logger: log, payments: mpesa, cache, redis });

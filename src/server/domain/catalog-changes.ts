@@ -12,6 +12,8 @@ export interface CatalogChange {
    * in what order, or how many there are (a product created, edited or deleted, a rating changed).
    */
   listing: boolean;
+  /** Everything may have changed: the whole catalogue was replaced (an import). */
+  everything?: boolean;
 }
 
 export interface CatalogChanges {

@@ -1,4 +1,4 @@
-import { asc, desc, eq, type SQL, sql } from 'drizzle-orm';
+import { asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { PRODUCTS_PAGE_SIZE, TOP_PRODUCTS_COUNT } from '../../shared/constants.js';
 import { fromCents, toCents } from '../../shared/money.js';
 import type { Product, ProductDetail, ProductPage, ProductUpdateBody, Review } from '../../shared/schemas/products.js';
@@ -110,6 +110,16 @@ async function searchPage(db: Db, keyword: string, offset: number): Promise<{ ro
   // A page past the last match: the window saw no rows, so count the matches on their own.
   const [counted] = await db.select({ count: sql<number>`count(*)::int` }).from(products).where(search.where);
   return { rows, count: counted?.count ?? 0 };
+}
+
+/** The products with these ids as lists show them, by one primary-key read; ids not found are left out. */
+export async function productsByIds(db: Db, ids: readonly string[]): Promise<Product[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .select(productColumns)
+    .from(products)
+    .where(inArray(products.id, [...ids]));
+  return rows.map(toProductJson);
 }
 
 /** The highest rated products, for the home page carousel. */

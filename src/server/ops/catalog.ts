@@ -48,14 +48,15 @@ const SKIPPED_SCHEMAS = `n.nspname NOT IN ('pg_catalog', 'information_schema', '
 /**
  * Tables whose rows the database derives itself: catalog_stats is created by its migration and
  * kept exact by triggers on products, so an import recounts it as the products go in. Copying
- * it too would clash with the row the migration made.
+ * it too would clash with the row the migration made. The catalogue's change feed is the running
+ * shops' cache bookkeeping, not shop data: the import itself appends to it.
  */
-const DERIVED_TABLES = `(n.nspname, c.relname) NOT IN (('public', 'catalog_stats'))`;
+const DERIVED_TABLES = `(n.nspname, c.relname) NOT IN (('public', 'catalog_stats'), ('public', 'catalog_changes'), ('public', 'catalog_change_head'))`;
 
 /**
- * Sequences that are no data of the shop: catalog_version is the catalogue cache's version, which
- * only ever moves forward. Carried by an export and set back by an import, it would bring back a
- * version under which running shops cached answers from before the import.
+ * Sequences that are no data of the shop: catalog_version was the catalogue cache's version (before
+ * migration 0007), which only ever moved forward. Exports made then carry it; set back by an
+ * import, it would bring back a version under which running shops cached answers from before.
  */
 export const BOOKKEEPING_SEQUENCES: readonly string[] = ['public.catalog_version'];
 

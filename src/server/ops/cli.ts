@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { catalogVersionFor } from '../cache/catalog-cache.js';
+import { catalogVersionFor } from '../cache/catalog-feed.js';
 import { type AppConfig, loadConfig } from '../config.js';
 import { openDatabase } from '../db/client.js';
 import { redactUrl, type Target } from './connection.js';
@@ -47,7 +47,14 @@ async function announceCatalogueReplaced(config: AppConfig): Promise<void> {
   const database = await openDatabase({ url: config.databaseUrl, poolSize: 1 });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1 }) : undefined;
   try {
-    await catalogVersionFor(database, redis, config.redisKeyPrefix).bump();
+    const failed = (error: unknown) => {
+      throw error;
+    };
+    await catalogVersionFor(database, redis, config.redisKeyPrefix, failed).record({
+      products: [],
+      listing: true,
+      everything: true,
+    });
   } finally {
     redis?.disconnect();
     await database.close();
