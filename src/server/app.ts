@@ -109,7 +109,7 @@ export async function buildApp({ config, database, notify, logger, payments, cac
   const db = database.db;
   await app.register(imageRoutes, { db, demoImagesDir });
   await app.register(healthRoutes, { database, isClosing: () => closing });
-  const answers = catalogAnswers(db, cache);
+  const answers = catalogAnswers(database.catalogDb, cache);
   await app.register(productRoutes, { db, changes: cache, answers });
   await app.register(userRoutes, { db, changes: cache, config, notify });
   await app.register(orderRoutes, { db, changes: cache, notify });

@@ -93,16 +93,6 @@ export function createLogger(config: AppConfig, destination?: DestinationStream)
 }
 
 /**
- * Catalogue misses (searches, listing pages) may hold at most half the PostgreSQL pool, so orders,
- * sign-ins and payments always find a connection however many uncached searches arrive. PGlite
- * runs one statement at a time for everything: one miss at a time keeps an order's statements
- * from queueing behind a crowd of searches.
- */
-function catalogComputeSlots(database: Database, poolSize: number): number {
-  return database.kind === 'pglite' ? 1 : Math.max(1, Math.floor(poolSize / 2));
-}
-
-/**
  * Opens the database (PGlite under DATA_DIR, or PostgreSQL at DATABASE_URL), applies the
  * migrations, seeds a new shop, and starts serving. main.ts and the tests both start the shop here.
  */
@@ -142,7 +132,7 @@ export async function startShop(config: AppConfig, options: { database?: Databas
     const cache = new CatalogCache({
       version: catalogVersion,
       onError: onCacheError,
-      computeSlots: catalogComputeSlots(database, config.databasePoolSize),
+      computeSlots: database.catalogSlots,
     });
     app = await buildApp({ config, database, notify, logger: log, payments: mpesa, cache, redis });
     // A deep accept queue: at a promotion's peak a thousand phones may connect at once, and

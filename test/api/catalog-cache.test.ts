@@ -4,8 +4,10 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { sql } from 'drizzle-orm';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CATALOG_STATEMENT_TIMEOUT_MS, queryRows } from '../../src/server/db/client.js';
 import { updateProduct } from '../../src/server/domain/catalog.js';
 import { dbQueries } from '../../src/server/metrics.js';
 import { exportShop } from '../../src/server/ops/transfer.js';
@@ -185,6 +187,33 @@ describe(`catalogue answers are cached but never stale (${DATABASE})`, () => {
     expect({ ...after, product: before.product }).toEqual(before);
     expect((await admin.put(`/api/products/${product._id}`, { price: 5 })).status).toBe(200);
     expect((await versions()).listing).not.toBe(before.listing);
+  });
+
+  it('every listing page, the far ones read from the other end, is its slice of the newest-first order', async () => {
+    const client = shop.client();
+    const first = (await client.get<ProductPage>('/api/products')).body;
+    const rows = await queryRows<{ id: string }>(
+      shop.database.db,
+      sql`SELECT id FROM products ORDER BY created_at DESC NULLS LAST, id DESC NULLS LAST`,
+    );
+    expect(first.count).toBe(rows.length);
+    expect(first.pages).toBeGreaterThanOrEqual(3);
+    const seen: string[] = [];
+    for (let page = 1; page <= first.pages + 1; page += 1) {
+      const res = await client.get<ProductPage>(`/api/products?pageNumber=${page}`);
+      expect(res.body).toMatchObject({ page, pages: first.pages, count: first.count });
+      seen.push(...res.body.products.map((p) => p._id));
+    }
+    expect(seen).toEqual(rows.map((r) => r.id));
+  });
+
+  it('catalogue reads give up after a statement timeout (PostgreSQL)', async () => {
+    if (shop.database.kind !== 'postgres') return;
+    const [row] = await queryRows<{ statement_timeout: string }>(shop.database.catalogDb, sql`SHOW statement_timeout`);
+    expect(row?.statement_timeout).toBe(`${CATALOG_STATEMENT_TIMEOUT_MS / 1000}s`);
+    // Orders and the rest of the shop keep PostgreSQL's own setting.
+    const [other] = await queryRows<{ statement_timeout: string }>(shop.database.db, sql`SHOW statement_timeout`);
+    expect(other?.statement_timeout).not.toBe(row?.statement_timeout);
   });
 
   it('the product count follows creates and deletes exactly, also for a page past the last match', async () => {
