@@ -15,7 +15,17 @@ export interface Machine {
   loadAverageEnd?: number;
 }
 
-export type CaseKind = 'listing' | 'search-exact' | 'search-typo' | 'detail' | 'top' | 'sign-in' | 'orders';
+export type CaseKind =
+  | 'listing'
+  | 'listing-last'
+  | 'search-exact'
+  | 'search-typo'
+  | 'detail'
+  | 'top'
+  | 'page'
+  | 'revalidate'
+  | 'sign-in'
+  | 'orders';
 
 export interface CaseResult {
   key: string;
@@ -29,6 +39,8 @@ export interface CaseResult {
   sqlPerRequest: number | null;
   /** VmHWM of the server after this case, MiB. */
   peakRssMiB: number | null;
+  /** The machine's one-minute load average as the case ended: other work skews its figures. */
+  loadAverage: number;
 }
 
 export interface OrdersCheck {
@@ -101,6 +113,16 @@ function target(run: DatabaseRun, c: CaseResult): string {
       return `${tick(c.ratio >= 0.5 && c.duka.p99 < 20)} (≥0.5, p99<20)`;
     case 'search-typo':
       return `${tick(c.duka.p99 < 50)} (p99<50)`;
+    case 'listing-last': {
+      const first = run.cases.find((other) => other.key === 'listing-1');
+      return first ? `÷ page 1: ${fmt(c.duka.reqPerSec / first.duka.reqPerSec, 2)}` : '';
+    }
+    case 'page': {
+      const json = run.cases.find((other) => other.key === 'listing-1');
+      return json ? `${tick(c.duka.reqPerSec >= 0.5 * json.duka.reqPerSec)} (≥0.5 of the JSON listing)` : '';
+    }
+    case 'revalidate':
+      return `${tick((c.duka.statuses['304'] ?? 0) === c.duka.requests)} (all 304)`;
     case 'orders': {
       const o = run.orders;
       if (!o) return '';
@@ -139,12 +161,12 @@ export function markdown(results: BenchResults): string {
     lines.push(
       `## ${run.database} (${run.serverVersion}) — seeded ${run.products.toLocaleString('en')} products in ${fmt(run.seedSeconds)} s, peak RSS ${fmt(run.peakRssMiB ?? Number.NaN, 0)} MiB`,
       '',
-      '| Case | Duka answers | Duka req/s | p50 ms | p99 ms | Limit req/s | Limit p50 | Limit p99 | Duka ÷ limit | SQL/req | Non-2xx | RSS MiB | Target |',
-      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |',
+      '| Case | Duka answers | Duka req/s | p50 ms | p99 ms | Limit req/s | Limit p50 | Limit p99 | Duka ÷ limit | SQL/req | Non-2xx | RSS MiB | Load avg | Target |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |',
     );
     for (const c of run.cases) {
       lines.push(
-        `| ${c.label} | ${c.duka.requests} | ${fmt(c.duka.reqPerSec, 0)} | ${fmt(c.duka.p50)} | ${fmt(c.duka.p99)} | ${fmt(c.limit.reqPerSec, 0)} | ${fmt(c.limit.p50)} | ${fmt(c.limit.p99)} | ${fmt(c.ratio, 2)} | ${c.sqlPerRequest === null ? 'n/a' : fmt(c.sqlPerRequest, 2)} | ${statuses(c.duka)} | ${fmt(c.peakRssMiB ?? Number.NaN, 0)} | ${target(run, c)} |`,
+        `| ${c.label} | ${c.duka.requests} | ${fmt(c.duka.reqPerSec, 0)} | ${fmt(c.duka.p50)} | ${fmt(c.duka.p99)} | ${fmt(c.limit.reqPerSec, 0)} | ${fmt(c.limit.p50)} | ${fmt(c.limit.p99)} | ${fmt(c.ratio, 2)} | ${c.sqlPerRequest === null ? 'n/a' : fmt(c.sqlPerRequest, 2)} | ${statuses(c.duka)} | ${fmt(c.peakRssMiB ?? Number.NaN, 0)} | ${fmt(c.loadAverage, 2)} | ${target(run, c)} |`,
       );
     }
     if (run.orders) {

@@ -75,6 +75,8 @@ const SCARCE_STOCK = 20;
 const PLENTY_STOCK = 1_000_000;
 const DETAIL_PRODUCTS = 100;
 const XSRF = randomBytes(16).toString('base64url');
+/** What the revalidation case asks for again: a listing page no other case captures. */
+const REVALIDATED_PATH = '/api/products?pageNumber=2';
 
 const log = (message: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
 
@@ -330,6 +332,14 @@ async function checkStock(database: Database, prepared: Prepared): Promise<Omit<
 // ---------------------------------------------------------------------------------------------
 // Cases
 
+/** A header of a raw response; throws when it is missing. */
+function headerOf(response: RawResponse, name: string): string {
+  for (let i = 0; i + 1 < response.rawHeaders.length; i += 2) {
+    if (response.rawHeaders[i]?.toLowerCase() === name) return response.rawHeaders[i + 1] ?? '';
+  }
+  throw new Error(`the answer has no ${name} header`);
+}
+
 interface Case {
   key: string;
   label: string;
@@ -370,8 +380,14 @@ async function signInShoppers(baseUrl: string, emails: string[]): Promise<string
   return sessions;
 }
 
-function buildCases(prepared: Prepared, sessions: string[]): Case[] {
-  const get = (p: string): RequestSpec => ({ method: 'GET', path: p });
+function buildCases(prepared: Prepared, sessions: string[], revalidationTag: string): Case[] {
+  const get = (p: string, headers?: Record<string, string>): RequestSpec => ({
+    method: 'GET',
+    path: p,
+    ...(headers && { headers }),
+  });
+  const br = { 'accept-encoding': 'br' };
+  const lastPage = Math.max(1, Math.ceil(options.products / 12));
   const address = {
     county: 'Nairobi',
     phoneNumber: '0712345678',
@@ -391,6 +407,25 @@ function buildCases(prepared: Prepared, sessions: string[]): Case[] {
   return [
     { key: 'listing-1', label: 'Listing page 1', kind: 'listing', specs: [get('/api/products?pageNumber=1')] },
     { key: 'listing-500', label: 'Listing page 500', kind: 'listing', specs: [get('/api/products?pageNumber=500')] },
+    {
+      key: 'listing-last',
+      label: `Listing, last page (${lastPage})`,
+      kind: 'listing-last',
+      specs: [get(`/api/products?pageNumber=${lastPage}`)],
+    },
+    { key: 'home-br', label: 'Home page /, brotli', kind: 'page', specs: [get('/', br)] },
+    {
+      key: 'product-br',
+      label: 'Product page, brotli',
+      kind: 'page',
+      specs: [get(`/products/${prepared.detailIds[0] ?? ''}`, br)],
+    },
+    {
+      key: 'revalidate',
+      label: 'Revalidation (If-None-Match, 304)',
+      kind: 'revalidate',
+      specs: [get(REVALIDATED_PATH, { 'if-none-match': revalidationTag })],
+    },
     { key: 'search-exact', label: 'Search "samsung"', kind: 'search-exact', specs: [get('/api/products?keyword=samsung')] },
     { key: 'search-typo', label: 'Search "samsng" (typo)', kind: 'search-typo', specs: [get('/api/products?keyword=samsng')] },
     {
@@ -419,7 +454,7 @@ async function capture(baseUrl: string, cases: Case[]): Promise<Captures> {
     const specs = c.kind === 'orders' || c.kind === 'sign-in' ? c.specs.slice(0, 1) : c.specs;
     for (const spec of specs) {
       const response: RawResponse = await send(baseUrl, spec);
-      const expected = c.kind === 'orders' ? 201 : 200;
+      const expected = c.kind === 'orders' ? 201 : c.kind === 'revalidate' ? 304 : 200;
       if (response.status !== expected) {
         throw new Error(
           `${c.label}: ${spec.method} ${spec.path} answered ${response.status}: ${response.body.toString().slice(0, 300)}`,
@@ -477,6 +512,7 @@ async function runCase(c: Case, duka: Server, reference: Server): Promise<CaseRe
     ratio: dukaSummary.reqPerSec / limitSummary.reqPerSec,
     sqlPerRequest,
     peakRssMiB: duka.child.pid ? peakRssMiB(duka.child.pid) : null,
+    loadAverage: os.loadavg()[0] ?? Number.NaN,
   };
 }
 
@@ -526,7 +562,9 @@ async function benchDatabase(
     servers.push(duka);
 
     const sessions = await signInShoppers(duka.url, prepared.shopperEmails);
-    const cases = buildCases(prepared, sessions);
+    const revalidated = await send(duka.url, { method: 'GET', path: REVALIDATED_PATH });
+    const revalidationTag = headerOf(revalidated, 'etag');
+    const cases = buildCases(prepared, sessions, revalidationTag);
     const captures = await capture(duka.url, cases);
     const capturesFile = path.join(work, 'captures.json');
     await fsp.writeFile(capturesFile, JSON.stringify(captures));
