@@ -24,6 +24,7 @@ export type CaseKind =
   | 'top'
   | 'page'
   | 'revalidate'
+  | 'mix'
   | 'sign-in'
   | 'orders';
 
@@ -41,6 +42,8 @@ export interface CaseResult {
   peakRssMiB: number | null;
   /** The machine's one-minute load average as the case ended: other work skews its figures. */
   loadAverage: number;
+  /** A stream sent beside the load (orders, anonymous POSTs), and what it got. */
+  stream?: { label: string; sent: number; perSec: number; p50: number; p99: number; statuses: Record<string, number> };
 }
 
 export interface OrdersCheck {
@@ -121,6 +124,13 @@ function target(run: DatabaseRun, c: CaseResult): string {
       const json = run.cases.find((other) => other.key === 'listing-1');
       return json ? `${tick(c.duka.reqPerSec >= 0.5 * json.duka.reqPerSec)} (≥0.5 of the JSON listing)` : '';
     }
+    case 'mix': {
+      const calm = run.cases.find((other) => other.key === 'mix-0');
+      if (!calm || calm === c) return '';
+      const share = c.duka.reqPerSec / calm.duka.reqPerSec;
+      const floor = run.database === 'postgres' ? 0.5 : 0.3;
+      return `${fmt(share, 2)} of no orders: ${tick(share >= floor && c.duka.p99 < 50 && (c.stream?.p99 ?? 0) < 500)} (≥${floor}, p99<50, stream p99<500)`;
+    }
     case 'revalidate':
       return `${tick((c.duka.statuses['304'] ?? 0) === c.duka.requests)} (all 304)`;
     case 'orders': {
@@ -168,6 +178,22 @@ export function markdown(results: BenchResults): string {
       lines.push(
         `| ${c.label} | ${c.duka.requests} | ${fmt(c.duka.reqPerSec, 0)} | ${fmt(c.duka.p50)} | ${fmt(c.duka.p99)} | ${fmt(c.limit.reqPerSec, 0)} | ${fmt(c.limit.p50)} | ${fmt(c.limit.p99)} | ${fmt(c.ratio, 2)} | ${c.sqlPerRequest === null ? 'n/a' : fmt(c.sqlPerRequest, 2)} | ${statuses(c.duka)} | ${fmt(c.peakRssMiB ?? Number.NaN, 0)} | ${fmt(c.loadAverage, 2)} | ${target(run, c)} |`,
       );
+    }
+    const streams = run.cases.filter((c) => c.stream);
+    if (streams.length > 0) {
+      lines.push(
+        '',
+        '| Case | Beside it | Sent | Per s | p50 ms | p99 ms | Statuses |',
+        '| --- | --- | ---: | ---: | ---: | ---: | --- |',
+      );
+      for (const c of streams) {
+        const st = c.stream;
+        if (!st) continue;
+        const codes = Object.entries(st.statuses)
+          .map(([code, n]) => `${code}×${n}`)
+          .join(' ');
+        lines.push(`| ${c.label} | ${st.label} | ${st.sent} | ${fmt(st.perSec)} | ${fmt(st.p50)} | ${fmt(st.p99)} | ${codes} |`);
+      }
     }
     if (run.orders) {
       const o = run.orders;

@@ -13,7 +13,18 @@ import { products, users } from '../../src/server/db/schema.js';
 import { hashPassword } from '../../src/server/domain/passwords.js';
 import type { Captures } from './captures.js';
 import { explainReadQueries } from './explain.js';
-import { load, mergeRuns, type RawResponse, type RequestSpec, send, setCookies, summarise, toCapture } from './load.js';
+import {
+  load,
+  mergeRuns,
+  type RawResponse,
+  type RequestSpec,
+  type StreamResult,
+  send,
+  setCookies,
+  stream,
+  summarise,
+  toCapture,
+} from './load.js';
 import {
   type BenchResults,
   type CaseKind,
@@ -332,6 +343,20 @@ async function checkStock(database: Database, prepared: Prepared): Promise<Omit<
 // ---------------------------------------------------------------------------------------------
 // Cases
 
+function mergeStreams(runs: StreamResult[]): StreamResult {
+  const sent = runs.reduce((n, r) => n + r.sent, 0);
+  const statuses: Record<string, number> = {};
+  for (const r of runs) for (const [code, n] of Object.entries(r.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
+  // The rounds' own percentiles, the worse of them: the latencies themselves are not kept.
+  return {
+    sent,
+    perSec: runs.reduce((n, r) => n + r.perSec, 0) / Math.max(1, runs.length),
+    p50: Math.max(...runs.map((r) => r.p50)),
+    p99: Math.max(...runs.map((r) => r.p99)),
+    statuses,
+  };
+}
+
 /** A header of a raw response; throws when it is missing. */
 function headerOf(response: RawResponse, name: string): string {
   for (let i = 0; i + 1 < response.rawHeaders.length; i += 2) {
@@ -345,6 +370,8 @@ interface Case {
   label: string;
   kind: CaseKind;
   specs: RequestSpec[];
+  /** Sent to Duka beside the load, at `perSec` a second (not to the reference server). */
+  stream?: { label: string; perSec: number; specs: RequestSpec[] };
 }
 
 function jsonPost(pathname: string, body: unknown, cookies: string): RequestSpec {
@@ -404,7 +431,45 @@ function buildCases(prepared: Prepared, sessions: string[], revalidationTag: str
     const body = { orderItems: [...lines].map(([_id, qty]) => ({ _id, qty })), shippingAddress: address };
     orders.push(jsonPost('/api/orders', body, `XSRF-TOKEN=${XSRF}; duka_session=${sessions[i % sessions.length]}`));
   }
+  // A shop's browsing: 40 % product pages, 40 % listing pages, 15 % searches over 8 keywords, 5 % top.
+  const keywords = ['samsung', 'phone', 'tv', 'shoes', 'maize', 'laptop', 'radio', 'sofa'];
+  const listingPages = Math.max(1, Math.min(100, lastPage));
+  const browsing: RequestSpec[] = [];
+  for (let i = 0; i < 200; i++) {
+    const roll = i % 20;
+    if (roll < 8) browsing.push(get(`/api/products/${prepared.detailIds[i % prepared.detailIds.length] ?? ''}`));
+    else if (roll < 16) browsing.push(get(`/api/products?pageNumber=${1 + (i % listingPages)}`));
+    else if (roll < 19) browsing.push(get(`/api/products?keyword=${keywords[i % keywords.length] ?? ''}`));
+    else browsing.push(get('/api/products/top'));
+  }
+  const anonymousPosts = [
+    { method: 'POST', path: '/api/orders', headers: { 'content-type': 'application/json' }, body: '{}' },
+    {
+      method: 'POST',
+      path: `/api/products/${prepared.detailIds[0] ?? ''}/reviews`,
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    },
+  ] satisfies RequestSpec[];
+  const mix = (perSec: number): Case => ({
+    key: `mix-${perSec}`,
+    label: `Browsing mix, ${perSec} orders/s`,
+    kind: 'mix',
+    specs: browsing,
+    ...(perSec > 0 && { stream: { label: `${perSec} orders/s`, perSec, specs: orders } }),
+  });
   return [
+    mix(0),
+    mix(1),
+    mix(5),
+    mix(25),
+    {
+      key: 'mix-anonymous',
+      label: 'Browsing mix, 5 anonymous POSTs/s',
+      kind: 'mix',
+      specs: browsing,
+      stream: { label: '5 anonymous POSTs/s (403)', perSec: 5, specs: anonymousPosts },
+    },
     { key: 'listing-1', label: 'Listing page 1', kind: 'listing', specs: [get('/api/products?pageNumber=1')] },
     { key: 'listing-500', label: 'Listing page 500', kind: 'listing', specs: [get('/api/products?pageNumber=500')] },
     {
@@ -476,14 +541,18 @@ async function drained(duka: Server): Promise<void> {
 
 async function runCase(c: Case, duka: Server, reference: Server): Promise<CaseResult> {
   const { connections, duration, rounds } = options;
-  const loadDuka = async (seconds: number) => {
+  const streams: StreamResult[] = [];
+  const loadDuka = async (seconds: number, measured = true) => {
+    const beside = c.stream && stream(duka.url, c.stream.specs, c.stream.perSec);
     const run = await load(duka.url, c.specs, connections, seconds);
+    const got = await beside?.stop();
+    if (got && measured) streams.push(got);
     await drained(duka);
     return run;
   };
   const roundSeconds = Math.max(1, Math.round(duration / rounds));
   // Warm both (JIT, caches, pools) before measuring.
-  await loadDuka(1);
+  await loadDuka(1, false);
   await load(reference.url, c.specs, connections, 1);
   const before = await scrapeQueries(duka.url);
   const dukaRuns = [];
@@ -513,6 +582,7 @@ async function runCase(c: Case, duka: Server, reference: Server): Promise<CaseRe
     sqlPerRequest,
     peakRssMiB: duka.child.pid ? peakRssMiB(duka.child.pid) : null,
     loadAverage: os.loadavg()[0] ?? Number.NaN,
+    ...(c.stream && { stream: { label: c.stream.label, ...mergeStreams(streams) } }),
   };
 }
 
