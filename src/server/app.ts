@@ -9,7 +9,6 @@ import type { AppConfig } from './config.js';
 import type { Database } from './db/client.js';
 import type { Notifications } from './mail/notifications.js';
 import { demoImagesDir } from './paths.js';
-import catalogInvalidation from './plugins/catalog-cache.js';
 import errors, { clientErrorHandler, frameworkErrors, sendNotFound } from './plugins/errors.js';
 import metrics from './plugins/metrics.js';
 import openapi from './plugins/openapi.js';
@@ -41,7 +40,7 @@ export interface AppDeps {
   notify: Notifications;
   logger: FastifyBaseLogger;
   payments: Omit<PaymentRoutesOptions, 'promptsPerUser'>;
-  /** Cached catalogue answers, invalidated on every instance by catalogue writes. */
+  /** Cached catalogue answers; the domain's catalogue writes report to it what they changed. */
   cache: CatalogCache;
   /** Shared fast state (rate-limit counters) when the shop has Redis. */
   redis?: Redis | undefined;
@@ -106,16 +105,15 @@ export async function buildApp({ config, database, notify, logger, payments, cac
   await app.register(xsrf, { secureCookies: config.secureCookies, publicUrl: config.publicUrl });
   await app.register(sessions, { db: database.db, config });
   await app.register(rateLimiting, { db: database.db, redis, redisKeyPrefix: config.redisKeyPrefix });
-  await app.register(catalogInvalidation, { cache });
   await app.register(openapi);
 
   const db = database.db;
   await app.register(imageRoutes, { db, demoImagesDir });
   await app.register(healthRoutes, { database, isClosing: () => closing });
-  const answers = catalogAnswers(db, cache);
-  await app.register(productRoutes, { db, answers });
-  await app.register(userRoutes, { db, config, notify });
-  await app.register(orderRoutes, { db, notify });
+  const answers = catalogAnswers(database.catalogDb, cache);
+  await app.register(productRoutes, { db, changes: cache, answers });
+  await app.register(userRoutes, { db, changes: cache, config, notify });
+  await app.register(orderRoutes, { db, changes: cache, notify });
   await app.register(adminRoutes, { db });
   await app.register(paymentRoutes, {
     ...payments,

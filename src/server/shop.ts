@@ -3,17 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { buildApp } from './app.js';
-import {
-  CatalogCache,
-  type CatalogVersion,
-  coalesced,
-  localVersion,
-  postgresVersion,
-  redisVersion,
-} from './cache/catalog-cache.js';
+import { CatalogCache } from './cache/catalog-cache.js';
+import { type CatalogVersion, catalogVersionFor } from './cache/catalog-feed.js';
 import type { AppConfig } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { seedShop } from './db/seed.js';
+import type { CatalogChanges } from './domain/catalog-changes.js';
 import { importLegacyUploads } from './domain/images.js';
 import { openExceptionCounts } from './domain/payments/ledger.js';
 import { outboxTransport, smtpTransport } from './mail/mailer.js';
@@ -28,6 +23,10 @@ export interface RunningShop {
   database: Database;
   mpesa: MpesaRuntime;
   mail: MailWorker;
+  /** The catalogue's version, as every catalogue answer is checked against. */
+  catalogVersion: CatalogVersion;
+  /** Where catalogue writes made outside a request (a job, a script) report what they changed. */
+  catalogChanges: CatalogChanges;
   /** The address it listens on, e.g. http://127.0.0.1:3000. */
   url: string;
   /**
@@ -94,12 +93,6 @@ export function createLogger(config: AppConfig, destination?: DestinationStream)
   return destination ? pino(options, destination) : pino(options);
 }
 
-/** Where the catalogue cache learns of changes made by any instance: see cache/catalog-cache.ts. */
-function catalogVersion(database: Database, redis: Redis | undefined, prefix: string): CatalogVersion {
-  if (database.kind === 'pglite') return localVersion();
-  return coalesced(redis ? redisVersion(redis, `${prefix}catalog-version`) : postgresVersion(database.db));
-}
-
 /**
  * Opens the database (PGlite under DATA_DIR, or PostgreSQL at DATABASE_URL), applies the
  * migrations, seeds a new shop, and starts serving. main.ts and the tests both start the shop here.
@@ -139,9 +132,13 @@ export async function startShop(config: AppConfig, options: { database?: Databas
     const worker = mailWorker;
     const notify = createNotifications(config.publicUrl, () => worker.nudge());
     mpesa = await startMpesa(config.mpesa, config.publicUrl, database.db, notify, log);
-    const cache = new CatalogCache(catalogVersion(database, redis, config.redisKeyPrefix), (error, what) =>
-      log.error({ err: error }, `catalogue cache: ${what} failed`),
-    );
+    const onCacheError = (error: unknown, what: string) => log.error({ err: error }, `catalogue cache: ${what} failed`);
+    const catalogVersion = catalogVersionFor(database, redis, config.redisKeyPrefix, onCacheError);
+    const cache = new CatalogCache({
+      version: catalogVersion,
+      onError: onCacheError,
+      computeSlots: database.catalogSlots,
+    });
     app = await buildApp({ config, database, notify, logger: log, payments: mpesa, cache, redis });
     // A deep accept queue: at a promotion's peak a thousand phones may connect at once, and
     // Node's default of 511 resets the rest (seen in test/reliability/concurrency.test.ts).
@@ -169,6 +166,8 @@ export async function startShop(config: AppConfig, options: { database?: Databas
       database,
       mpesa: payments,
       mail: worker,
+      catalogVersion,
+      catalogChanges: cache,
       url,
       // Once only: a second call (a second signal, a test's stop) waits for the first.
       close() {

@@ -130,6 +130,31 @@ describe('the built app on the wire', () => {
     expect(missing).not.toContain('duka-initial-data');
   });
 
+  it('sends a page in every encoding with the same content, and a new page at once when its data changes', async () => {
+    const admin = await shop.admin();
+    const product = await createProduct(admin, { name: 'Page cache probe', price: 321 });
+    const pagePath = `/products/${product._id}`;
+    const decoded = async (encoding: string) => {
+      const res = await get(pagePath, encoding);
+      expect(res.headers['content-encoding']).toBe(encoding === 'identity' ? undefined : encoding);
+      const body =
+        encoding === 'br' ? zlib.brotliDecompressSync(res.body) : encoding === 'gzip' ? zlib.gunzipSync(res.body) : res.body;
+      return { html: body.toString('utf8'), etag: String(res.headers.etag) };
+    };
+    const [br, gz, plain] = [await decoded('br'), await decoded('gzip'), await decoded('identity')];
+    expect(br.html).toBe(plain.html);
+    expect(gz.html).toBe(plain.html);
+    expect(new Set([br.etag, gz.etag, plain.etag]).size).toBe(3);
+    // Served again: the very same bytes (made once), and the same tags.
+    expect((await decoded('br')).etag).toBe(br.etag);
+    expect((pageData(br.html) as { product: { price: number } }).product.price).toBe(321);
+
+    expect((await admin.put(`/api/products/${product._id}`, { price: 654 })).status).toBe(200);
+    const after = await decoded('br');
+    expect(after.etag).not.toBe(br.etag);
+    expect((pageData(after.html) as { product: { price: number } }).product.price).toBe(654);
+  });
+
   it('keeps the build manifest to the server', async () => {
     const res = await get('/.vite/manifest.json', 'identity');
     expect(res.body.toString('utf8')).not.toContain('"isEntry"');

@@ -384,6 +384,26 @@ if (NGINX && POSTGRES) {
       expect((await rawGet('/metrics')).status).toBe(403);
     });
 
+    it('answers a browser revalidating through nginx with a 304, though nginx made the ETag weak', async () => {
+      const top = JSON.parse((await rawGet('/api/products/top')).body.toString()) as { _id: string; image: string }[];
+      const product = top[0];
+      if (!product) throw new Error('no products');
+      for (const pathname of ['/api/products', `/api/products/${product._id}`, '/', `/products/${product._id}`, product.image]) {
+        const headers = { 'accept-encoding': 'gzip, br' };
+        const first = await rawGet(pathname, headers);
+        expect([pathname, first.status]).toEqual([pathname, 200]);
+        const etag = first.headers.etag;
+        expect(etag, pathname).toBeTruthy();
+        // Both instances answer the same tag, whichever nginx asks (the bytes are the same).
+        const again = await rawGet(pathname, { ...headers, 'if-none-match': etag ?? '' });
+        expect([pathname, again.status, again.body.length]).toEqual([pathname, 304, 0]);
+      }
+      // nginx compressed this JSON itself, so what the browser holds is the weak form.
+      const listing = await rawGet('/api/products', { 'accept-encoding': 'gzip' });
+      expect(listing.headers['content-encoding']).toBe('gzip');
+      expect(listing.headers.etag).toMatch(/^W\/"/);
+    });
+
     it('takes the client address from nginx, so a forged X-Forwarded-For does not dodge a limit', async () => {
       const statuses: number[] = [];
       for (let i = 0; i < LOGIN_LIMIT + 1; i += 1) {

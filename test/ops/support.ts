@@ -220,6 +220,8 @@ export async function snapshot(target: Target): Promise<Record<string, unknown[]
     const tables = await conn.query<{ schema: string; name: string }>(
       `SELECT table_schema AS schema, table_name AS name FROM information_schema.tables
         WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema', 'drizzle')
+          -- The catalogue cache's change feed: running shops' bookkeeping, never exported.
+          AND table_name NOT IN ('catalog_changes', 'catalog_change_head')
         ORDER BY 1, 2`,
     );
     const result: Record<string, unknown[]> = {};

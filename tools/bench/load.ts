@@ -177,3 +177,59 @@ export function setCookies(response: RawResponse): Map<string, string> {
   }
   return cookies;
 }
+
+/** What a steady background stream (orders, anonymous POSTs) got while a load ran. */
+export interface StreamResult {
+  sent: number;
+  perSec: number;
+  p50: number;
+  p99: number;
+  statuses: Record<string, number>;
+}
+
+/**
+ * Sends `specs` in turn at `perSec` requests a second, each on its own, until `stop()` is called,
+ * measuring each answer's time: the orders that come in while shoppers browse.
+ */
+export function stream(baseUrl: string, specs: RequestSpec[], perSec: number): { stop(): Promise<StreamResult> } {
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  const pending = new Set<Promise<void>>();
+  let next = 0;
+  const started = performance.now();
+  const fire = () => {
+    const spec = specs[next++ % specs.length];
+    if (!spec) return;
+    const sentAt = performance.now();
+    const done = send(baseUrl, spec)
+      .then(
+        (response) => {
+          statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+        },
+        () => {
+          statuses.error = (statuses.error ?? 0) + 1;
+        },
+      )
+      .then(() => {
+        latencies.push(performance.now() - sentAt);
+        pending.delete(done);
+      });
+    pending.add(done);
+  };
+  const timer = perSec > 0 ? setInterval(fire, 1000 / perSec) : undefined;
+  return {
+    async stop() {
+      if (timer) clearInterval(timer);
+      const seconds = (performance.now() - started) / 1000;
+      await Promise.all(pending);
+      const sorted = [...latencies].sort((a, b) => a - b);
+      return {
+        sent: latencies.length,
+        perSec: latencies.length / seconds,
+        p50: percentile(sorted, 50),
+        p99: percentile(sorted, 99),
+        statuses,
+      };
+    },
+  };
+}

@@ -15,7 +15,18 @@ export interface Machine {
   loadAverageEnd?: number;
 }
 
-export type CaseKind = 'listing' | 'search-exact' | 'search-typo' | 'detail' | 'top' | 'sign-in' | 'orders';
+export type CaseKind =
+  | 'listing'
+  | 'listing-last'
+  | 'search-exact'
+  | 'search-typo'
+  | 'detail'
+  | 'top'
+  | 'page'
+  | 'revalidate'
+  | 'mix'
+  | 'sign-in'
+  | 'orders';
 
 export interface CaseResult {
   key: string;
@@ -29,6 +40,10 @@ export interface CaseResult {
   sqlPerRequest: number | null;
   /** VmHWM of the server after this case, MiB. */
   peakRssMiB: number | null;
+  /** The machine's one-minute load average as the case ended: other work skews its figures. */
+  loadAverage: number;
+  /** A stream sent beside the load (orders, anonymous POSTs), and what it got. */
+  stream?: { label: string; sent: number; perSec: number; p50: number; p99: number; statuses: Record<string, number> };
 }
 
 export interface OrdersCheck {
@@ -101,6 +116,23 @@ function target(run: DatabaseRun, c: CaseResult): string {
       return `${tick(c.ratio >= 0.5 && c.duka.p99 < 20)} (≥0.5, p99<20)`;
     case 'search-typo':
       return `${tick(c.duka.p99 < 50)} (p99<50)`;
+    case 'listing-last': {
+      const first = run.cases.find((other) => other.key === 'listing-1');
+      return first ? `÷ page 1: ${fmt(c.duka.reqPerSec / first.duka.reqPerSec, 2)}` : '';
+    }
+    case 'page': {
+      const json = run.cases.find((other) => other.key === 'listing-1');
+      return json ? `${tick(c.duka.reqPerSec >= 0.5 * json.duka.reqPerSec)} (≥0.5 of the JSON listing)` : '';
+    }
+    case 'mix': {
+      const calm = run.cases.find((other) => other.key === 'mix-0');
+      if (!calm || calm === c) return '';
+      const share = c.duka.reqPerSec / calm.duka.reqPerSec;
+      const floor = run.database === 'postgres' ? 0.5 : 0.3;
+      return `${fmt(share, 2)} of no orders: ${tick(share >= floor && c.duka.p99 < 50 && (c.stream?.p99 ?? 0) < 500)} (≥${floor}, p99<50, stream p99<500)`;
+    }
+    case 'revalidate':
+      return `${tick((c.duka.statuses['304'] ?? 0) === c.duka.requests)} (all 304)`;
     case 'orders': {
       const o = run.orders;
       if (!o) return '';
@@ -139,13 +171,29 @@ export function markdown(results: BenchResults): string {
     lines.push(
       `## ${run.database} (${run.serverVersion}) — seeded ${run.products.toLocaleString('en')} products in ${fmt(run.seedSeconds)} s, peak RSS ${fmt(run.peakRssMiB ?? Number.NaN, 0)} MiB`,
       '',
-      '| Case | Duka answers | Duka req/s | p50 ms | p99 ms | Limit req/s | Limit p50 | Limit p99 | Duka ÷ limit | SQL/req | Non-2xx | RSS MiB | Target |',
-      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |',
+      '| Case | Duka answers | Duka req/s | p50 ms | p99 ms | Limit req/s | Limit p50 | Limit p99 | Duka ÷ limit | SQL/req | Non-2xx | RSS MiB | Load avg | Target |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |',
     );
     for (const c of run.cases) {
       lines.push(
-        `| ${c.label} | ${c.duka.requests} | ${fmt(c.duka.reqPerSec, 0)} | ${fmt(c.duka.p50)} | ${fmt(c.duka.p99)} | ${fmt(c.limit.reqPerSec, 0)} | ${fmt(c.limit.p50)} | ${fmt(c.limit.p99)} | ${fmt(c.ratio, 2)} | ${c.sqlPerRequest === null ? 'n/a' : fmt(c.sqlPerRequest, 2)} | ${statuses(c.duka)} | ${fmt(c.peakRssMiB ?? Number.NaN, 0)} | ${target(run, c)} |`,
+        `| ${c.label} | ${c.duka.requests} | ${fmt(c.duka.reqPerSec, 0)} | ${fmt(c.duka.p50)} | ${fmt(c.duka.p99)} | ${fmt(c.limit.reqPerSec, 0)} | ${fmt(c.limit.p50)} | ${fmt(c.limit.p99)} | ${fmt(c.ratio, 2)} | ${c.sqlPerRequest === null ? 'n/a' : fmt(c.sqlPerRequest, 2)} | ${statuses(c.duka)} | ${fmt(c.peakRssMiB ?? Number.NaN, 0)} | ${fmt(c.loadAverage, 2)} | ${target(run, c)} |`,
       );
+    }
+    const streams = run.cases.filter((c) => c.stream);
+    if (streams.length > 0) {
+      lines.push(
+        '',
+        '| Case | Beside it | Sent | Per s | p50 ms | p99 ms | Statuses |',
+        '| --- | --- | ---: | ---: | ---: | ---: | --- |',
+      );
+      for (const c of streams) {
+        const st = c.stream;
+        if (!st) continue;
+        const codes = Object.entries(st.statuses)
+          .map(([code, n]) => `${code}×${n}`)
+          .join(' ');
+        lines.push(`| ${c.label} | ${st.label} | ${st.sent} | ${fmt(st.perSec)} | ${fmt(st.p50)} | ${fmt(st.p99)} | ${codes} |`);
+      }
     }
     if (run.orders) {
       const o = run.orders;

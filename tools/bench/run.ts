@@ -13,7 +13,18 @@ import { products, users } from '../../src/server/db/schema.js';
 import { hashPassword } from '../../src/server/domain/passwords.js';
 import type { Captures } from './captures.js';
 import { explainReadQueries } from './explain.js';
-import { load, mergeRuns, type RawResponse, type RequestSpec, send, setCookies, summarise, toCapture } from './load.js';
+import {
+  load,
+  mergeRuns,
+  type RawResponse,
+  type RequestSpec,
+  type StreamResult,
+  send,
+  setCookies,
+  stream,
+  summarise,
+  toCapture,
+} from './load.js';
 import {
   type BenchResults,
   type CaseKind,
@@ -75,6 +86,8 @@ const SCARCE_STOCK = 20;
 const PLENTY_STOCK = 1_000_000;
 const DETAIL_PRODUCTS = 100;
 const XSRF = randomBytes(16).toString('base64url');
+/** What the revalidation case asks for again: a listing page no other case captures. */
+const REVALIDATED_PATH = '/api/products?pageNumber=2';
 
 const log = (message: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
 
@@ -330,11 +343,35 @@ async function checkStock(database: Database, prepared: Prepared): Promise<Omit<
 // ---------------------------------------------------------------------------------------------
 // Cases
 
+function mergeStreams(runs: StreamResult[]): StreamResult {
+  const sent = runs.reduce((n, r) => n + r.sent, 0);
+  const statuses: Record<string, number> = {};
+  for (const r of runs) for (const [code, n] of Object.entries(r.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
+  // The rounds' own percentiles, the worse of them: the latencies themselves are not kept.
+  return {
+    sent,
+    perSec: runs.reduce((n, r) => n + r.perSec, 0) / Math.max(1, runs.length),
+    p50: Math.max(...runs.map((r) => r.p50)),
+    p99: Math.max(...runs.map((r) => r.p99)),
+    statuses,
+  };
+}
+
+/** A header of a raw response; throws when it is missing. */
+function headerOf(response: RawResponse, name: string): string {
+  for (let i = 0; i + 1 < response.rawHeaders.length; i += 2) {
+    if (response.rawHeaders[i]?.toLowerCase() === name) return response.rawHeaders[i + 1] ?? '';
+  }
+  throw new Error(`the answer has no ${name} header`);
+}
+
 interface Case {
   key: string;
   label: string;
   kind: CaseKind;
   specs: RequestSpec[];
+  /** Sent to Duka beside the load, at `perSec` a second (not to the reference server). */
+  stream?: { label: string; perSec: number; specs: RequestSpec[] };
 }
 
 function jsonPost(pathname: string, body: unknown, cookies: string): RequestSpec {
@@ -370,8 +407,14 @@ async function signInShoppers(baseUrl: string, emails: string[]): Promise<string
   return sessions;
 }
 
-function buildCases(prepared: Prepared, sessions: string[]): Case[] {
-  const get = (p: string): RequestSpec => ({ method: 'GET', path: p });
+function buildCases(prepared: Prepared, sessions: string[], revalidationTag: string): Case[] {
+  const get = (p: string, headers?: Record<string, string>): RequestSpec => ({
+    method: 'GET',
+    path: p,
+    ...(headers && { headers }),
+  });
+  const br = { 'accept-encoding': 'br' };
+  const lastPage = Math.max(1, Math.ceil(options.products / 12));
   const address = {
     county: 'Nairobi',
     phoneNumber: '0712345678',
@@ -388,9 +431,66 @@ function buildCases(prepared: Prepared, sessions: string[]): Case[] {
     const body = { orderItems: [...lines].map(([_id, qty]) => ({ _id, qty })), shippingAddress: address };
     orders.push(jsonPost('/api/orders', body, `XSRF-TOKEN=${XSRF}; duka_session=${sessions[i % sessions.length]}`));
   }
+  // A shop's browsing: 40 % product pages, 40 % listing pages, 15 % searches over 8 keywords, 5 % top.
+  const keywords = ['samsung', 'phone', 'tv', 'shoes', 'maize', 'laptop', 'radio', 'sofa'];
+  const listingPages = Math.max(1, Math.min(100, lastPage));
+  const browsing: RequestSpec[] = [];
+  for (let i = 0; i < 200; i++) {
+    const roll = i % 20;
+    if (roll < 8) browsing.push(get(`/api/products/${prepared.detailIds[i % prepared.detailIds.length] ?? ''}`));
+    else if (roll < 16) browsing.push(get(`/api/products?pageNumber=${1 + (i % listingPages)}`));
+    else if (roll < 19) browsing.push(get(`/api/products?keyword=${keywords[i % keywords.length] ?? ''}`));
+    else browsing.push(get('/api/products/top'));
+  }
+  const anonymousPosts = [
+    { method: 'POST', path: '/api/orders', headers: { 'content-type': 'application/json' }, body: '{}' },
+    {
+      method: 'POST',
+      path: `/api/products/${prepared.detailIds[0] ?? ''}/reviews`,
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    },
+  ] satisfies RequestSpec[];
+  const mix = (perSec: number): Case => ({
+    key: `mix-${perSec}`,
+    label: `Browsing mix, ${perSec} orders/s`,
+    kind: 'mix',
+    specs: browsing,
+    ...(perSec > 0 && { stream: { label: `${perSec} orders/s`, perSec, specs: orders } }),
+  });
   return [
+    mix(0),
+    mix(1),
+    mix(5),
+    mix(25),
+    {
+      key: 'mix-anonymous',
+      label: 'Browsing mix, 5 anonymous POSTs/s',
+      kind: 'mix',
+      specs: browsing,
+      stream: { label: '5 anonymous POSTs/s (403)', perSec: 5, specs: anonymousPosts },
+    },
     { key: 'listing-1', label: 'Listing page 1', kind: 'listing', specs: [get('/api/products?pageNumber=1')] },
     { key: 'listing-500', label: 'Listing page 500', kind: 'listing', specs: [get('/api/products?pageNumber=500')] },
+    {
+      key: 'listing-last',
+      label: `Listing, last page (${lastPage})`,
+      kind: 'listing-last',
+      specs: [get(`/api/products?pageNumber=${lastPage}`)],
+    },
+    { key: 'home-br', label: 'Home page /, brotli', kind: 'page', specs: [get('/', br)] },
+    {
+      key: 'product-br',
+      label: 'Product page, brotli',
+      kind: 'page',
+      specs: [get(`/products/${prepared.detailIds[0] ?? ''}`, br)],
+    },
+    {
+      key: 'revalidate',
+      label: 'Revalidation (If-None-Match, 304)',
+      kind: 'revalidate',
+      specs: [get(REVALIDATED_PATH, { 'if-none-match': revalidationTag })],
+    },
     { key: 'search-exact', label: 'Search "samsung"', kind: 'search-exact', specs: [get('/api/products?keyword=samsung')] },
     { key: 'search-typo', label: 'Search "samsng" (typo)', kind: 'search-typo', specs: [get('/api/products?keyword=samsng')] },
     {
@@ -419,7 +519,7 @@ async function capture(baseUrl: string, cases: Case[]): Promise<Captures> {
     const specs = c.kind === 'orders' || c.kind === 'sign-in' ? c.specs.slice(0, 1) : c.specs;
     for (const spec of specs) {
       const response: RawResponse = await send(baseUrl, spec);
-      const expected = c.kind === 'orders' ? 201 : 200;
+      const expected = c.kind === 'orders' ? 201 : c.kind === 'revalidate' ? 304 : 200;
       if (response.status !== expected) {
         throw new Error(
           `${c.label}: ${spec.method} ${spec.path} answered ${response.status}: ${response.body.toString().slice(0, 300)}`,
@@ -441,14 +541,18 @@ async function drained(duka: Server): Promise<void> {
 
 async function runCase(c: Case, duka: Server, reference: Server): Promise<CaseResult> {
   const { connections, duration, rounds } = options;
-  const loadDuka = async (seconds: number) => {
+  const streams: StreamResult[] = [];
+  const loadDuka = async (seconds: number, measured = true) => {
+    const beside = c.stream && stream(duka.url, c.stream.specs, c.stream.perSec);
     const run = await load(duka.url, c.specs, connections, seconds);
+    const got = await beside?.stop();
+    if (got && measured) streams.push(got);
     await drained(duka);
     return run;
   };
   const roundSeconds = Math.max(1, Math.round(duration / rounds));
   // Warm both (JIT, caches, pools) before measuring.
-  await loadDuka(1);
+  await loadDuka(1, false);
   await load(reference.url, c.specs, connections, 1);
   const before = await scrapeQueries(duka.url);
   const dukaRuns = [];
@@ -477,6 +581,8 @@ async function runCase(c: Case, duka: Server, reference: Server): Promise<CaseRe
     ratio: dukaSummary.reqPerSec / limitSummary.reqPerSec,
     sqlPerRequest,
     peakRssMiB: duka.child.pid ? peakRssMiB(duka.child.pid) : null,
+    loadAverage: os.loadavg()[0] ?? Number.NaN,
+    ...(c.stream && { stream: { label: c.stream.label, ...mergeStreams(streams) } }),
   };
 }
 
@@ -526,7 +632,9 @@ async function benchDatabase(
     servers.push(duka);
 
     const sessions = await signInShoppers(duka.url, prepared.shopperEmails);
-    const cases = buildCases(prepared, sessions);
+    const revalidated = await send(duka.url, { method: 'GET', path: REVALIDATED_PATH });
+    const revalidationTag = headerOf(revalidated, 'etag');
+    const cases = buildCases(prepared, sessions, revalidationTag);
     const captures = await capture(duka.url, cases);
     const capturesFile = path.join(work, 'captures.json');
     await fsp.writeFile(capturesFile, JSON.stringify(captures));

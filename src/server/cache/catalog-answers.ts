@@ -1,13 +1,20 @@
-import { z } from 'zod';
-import { product, productDetail, productPage } from '../../shared/schemas/products.js';
+import type { Product, ProductPage } from '../../shared/schemas/products.js';
 import type { Db } from '../db/client.js';
-import { getProductDetail, listProducts, topProducts } from '../domain/catalog.js';
-import type { CachedAnswer, CatalogCache } from './catalog-cache.js';
+import { getProductDetail, listProducts, productsByIds, topProducts } from '../domain/catalog.js';
+import { answerOf, type CachedAnswer, type CatalogCache, toAnswer } from './catalog-cache.js';
 
 /**
  * The catalogue's public answers, as the API sends them and as the web app's pages embed them,
  * through the cache. Keys are canonical (not the URL as sent), so `?pageNumber=1&x=y` shares the
  * entry of the first page instead of filling the cache with copies.
+ *
+ * A list (a listing page, a search, the top products) is cached in two parts:
+ * - which products it shows, in what order, and how many match: kept under the listing version,
+ *   which only product edits, creates, deletes and rating changes move;
+ * - each product as lists show it: kept under that product's own version, which also moves when
+ *   an order takes or returns its stock.
+ * The answer is put together from both when served, and kept until either moves. So an order costs
+ * readers one primary-key read of the products it touched, and every page and search stays cached.
  */
 export interface CatalogAnswers {
   page(query: { page: number; keyword: string }): Promise<CachedAnswer>;
@@ -16,13 +23,101 @@ export interface CatalogAnswers {
   detail(id: string): Promise<CachedAnswer>;
 }
 
-const topList = z.array(product);
+/** Which products a list shows, and the JSON that follows them in its answer. */
+interface ListEntry {
+  ids: string[];
+  /** The answer's text before and after the products (`{"products":[` … `],"page":1,…}`, or `[` … `]`). */
+  open: string;
+  close: string;
+}
+
+/** An answer put together, with the product versions it was made from. */
+interface Assembled {
+  answer: CachedAnswer;
+  versions: string[];
+}
 
 export function catalogAnswers(db: Db, cache: CatalogCache): CatalogAnswers {
+  const itemKey = (id: string) => `item:${id}`;
+
+  /** Keeps products as lists show them, each under its version read before the products were. */
+  function keepItems(items: readonly Product[], versions: ReadonlyMap<string, string>): Map<string, string> {
+    const json = new Map<string, string>();
+    for (const item of items) {
+      const text = JSON.stringify(item);
+      json.set(item._id, text);
+      const version = versions.get(item._id);
+      if (version !== undefined) cache.set(itemKey(item._id), version, text, text.length);
+    }
+    return json;
+  }
+
+  /** The products of a list, each at its version in `versions`: from the cache, the rest by one primary-key read. */
+  async function itemsOf(ids: readonly string[], versions: readonly string[]): Promise<string[]> {
+    const found = new Map<string, string>();
+    const missing = new Map<string, string>();
+    ids.forEach((id, i) => {
+      const version = versions[i] ?? '';
+      const hit = cache.peek<string>(itemKey(id), version);
+      if (hit !== undefined) found.set(id, hit);
+      else missing.set(id, version);
+    });
+    if (missing.size > 0) {
+      const read = await cache.slot(() => productsByIds(db, [...missing.keys()]));
+      for (const [id, text] of keepItems(read, missing)) found.set(id, text);
+    }
+    // A product deleted since the list was made drops out (its delete moved the listing version).
+    return ids.flatMap((id) => found.get(id) ?? []);
+  }
+
+  async function list(key: string, compute: () => Promise<{ products: Product[]; rest?: Omit<ProductPage, 'products'> }>) {
+    const state = await cache.state();
+    if (!state) {
+      const { products, rest } = await cache.slot(compute);
+      return toAnswer(rest ? { products, ...rest } : products);
+    }
+    const listing = state.listing;
+    const entry = await cache.get<ListEntry>(
+      `list:${key}`,
+      listing,
+      async () => {
+        const moves = state.moves();
+        const { products, rest } = await compute();
+        // The products as the list read them can be kept too, under their versions, if no version
+        // moved during the read: then those versions were current before it began.
+        if (state.moves() === moves) keepItems(products, new Map(products.map((p) => [p._id, state.product(p._id)])));
+        const open = rest ? '{"products":[' : '[';
+        const close = rest ? `],${JSON.stringify(rest).slice(1)}` : ']';
+        return { ids: products.map((p) => p._id), open, close };
+      },
+      (e) => e.ids.length * 40 + e.close.length,
+    );
+    const versions = entry.ids.map((id) => state.product(id));
+    const assembledKey = `answer:${key}`;
+    const kept = cache.peek<Assembled>(assembledKey, listing);
+    if (kept?.versions.every((v, i) => v === versions[i])) return kept.answer;
+    const items = await itemsOf(entry.ids, versions);
+    const answer = answerOf(entry.open + items.join(',') + entry.close);
+    cache.set<Assembled>(assembledKey, listing, { answer, versions }, answer.body.length);
+    return answer;
+  }
+
   return {
     page: ({ page, keyword }) =>
-      cache.get(`page:${page}:${keyword}`, async () => productPage.parse(await listProducts(db, { page, keyword }))),
-    top: () => cache.get('top', async () => topList.parse(await topProducts(db))),
-    detail: (id) => cache.get(`product:${id}`, async () => productDetail.parse(await getProductDetail(db, id))),
+      list(`page:${page}:${keyword}`, async () => {
+        const { products, ...rest } = await listProducts(db, { page, keyword });
+        return { products, rest };
+      }),
+    top: () => list('top', async () => ({ products: await topProducts(db) })),
+    detail: async (id) => {
+      const state = await cache.state();
+      if (!state) return cache.slot(async () => toAnswer(await getProductDetail(db, id)));
+      return cache.get(
+        `detail:${id}`,
+        state.product(id),
+        async () => toAnswer(await getProductDetail(db, id)),
+        (a) => a.body.length,
+      );
+    },
   };
 }

@@ -1,107 +1,22 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { sql } from 'drizzle-orm';
-import type { Redis } from 'ioredis';
+import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { type Db, queryRows } from '../db/client.js';
+import type { CatalogChange, CatalogChanges } from '../domain/catalog-changes.js';
+import { bounded } from './bounded.js';
+import type { CatalogState, CatalogVersion } from './catalog-feed.js';
 
 /**
  * The catalogue's answers (listing pages, searches, top products, product details) are read far
- * more often than the catalogue changes, so each instance keeps the serialised answers in memory.
+ * more often than the catalogue changes, so each instance keeps them in memory.
  *
- * An answer is cached under the catalogue version current when it was computed, and served only
- * while that is still the current version. Every request reads the current version; every write
- * that can change an answer (a product edited, an order taking stock, a review) sets a new one
- * after its transaction commits and before it answers. So a request that starts after a write has
- * answered can never be served from before it, on this instance or any other: a stale price or
- * stock count is impossible, not just unlikely. If the version cannot be read, nothing is cached.
+ * Everything cached is stored under the version it was computed at (see catalog-feed.ts), read
+ * before it was computed, and served only while that is still the current version. Every request
+ * reads the current versions; every domain write that changes an answer records what it changed
+ * after its transaction commits and before it returns (see domain/catalog-changes.ts). So a
+ * request that starts after a write has answered can never be served from before it, on this
+ * instance or any other: a stale price or stock count is impossible, not just unlikely. A request
+ * that is refused or fails commits nothing and changes no version. If the versions cannot be
+ * read, nothing is served from the cache or kept in it.
  */
-export interface CatalogVersion {
-  /** The current version; it changes on every bump and never comes back. */
-  current(): Promise<string>;
-  /** Starts a new version: call after a catalogue write has committed, before answering. */
-  bump(): Promise<void>;
-}
-
-/** PGlite: the database belongs to this one process, so the process's own counter is exact. */
-export function localVersion(): CatalogVersion {
-  let version = 0;
-  return {
-    current: async () => String(version),
-    bump: async () => {
-      version += 1;
-    },
-  };
-}
-
-/**
- * Several instances on PostgreSQL without Redis: a sequence in the database, which no transaction
- * ever waits on (nextval takes no lock), read with one tiny query per request.
- */
-export function postgresVersion(db: Db): CatalogVersion {
-  return {
-    current: async () => {
-      const [row] = await queryRows<{ last_value: string | number }>(db, sql`SELECT last_value FROM catalog_version`);
-      if (row === undefined) throw new Error('the catalog_version sequence is missing');
-      return String(row.last_value);
-    },
-    bump: async () => {
-      await queryRows(db, sql`SELECT nextval('catalog_version')`);
-    },
-  };
-}
-
-/**
- * Several instances with Redis: the version is a random token under one key. A token (not a
- * counter) so that a Redis restart, which loses the key, can never bring back a version that old
- * cached answers were stored under.
- */
-export function redisVersion(redis: Redis, key: string): CatalogVersion {
-  return {
-    current: async () => {
-      const version = await redis.get(key);
-      if (version) return version;
-      const fresh = randomUUID();
-      // Two instances may race to create it: the first one wins and both use its token.
-      await redis.set(key, fresh, 'NX');
-      return (await redis.get(key)) ?? fresh;
-    },
-    bump: async () => {
-      await redis.set(key, randomUUID());
-    },
-  };
-}
-
-/**
- * Many requests at once need the version. Each may only use a read that started after it
- * arrived (an earlier read could predate a write that answered before this request came), so a
- * request never joins a read under way: it waits for the next one, shared by every request that
- * arrived meanwhile. Under load that is one round trip to Redis or PostgreSQL per round trip's
- * worth of requests, instead of one per request.
- */
-export function coalesced(source: CatalogVersion): CatalogVersion {
-  let running: Promise<string> | undefined;
-  let next: Promise<string> | undefined;
-  const start = (): Promise<string> => {
-    const read: Promise<string> = source.current().finally(() => {
-      if (running === read) running = undefined;
-    });
-    running = read;
-    return read;
-  };
-  const settled = () => undefined;
-  return {
-    current() {
-      if (!running) return start();
-      next ??= running.then(settled, settled).then(() => {
-        next = undefined;
-        return start();
-      });
-      return next;
-    },
-    bump: () => source.bump(),
-  };
-}
-
 export interface CachedAnswer {
   /** The JSON text of the answer. */
   body: string;
@@ -109,55 +24,95 @@ export interface CachedAnswer {
   etag: string;
 }
 
-interface Entry extends CachedAnswer {
+interface Entry {
   version: string;
+  value: unknown;
+  size: number;
 }
 
-/** At most this much serialised JSON per instance; the least recently used answers go first. */
+/** At most this much per instance (serialised JSON, roughly); the least recently used go first. */
 const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
 
-export class CatalogCache {
+export interface CatalogCacheOptions {
+  version: CatalogVersion;
+  onError: (error: unknown, what: string) => void;
+  /** How many misses may be computed at once: the share of the database the catalogue may take. */
+  computeSlots: number;
+  maxBytes?: number;
+}
+
+export class CatalogCache implements CatalogChanges {
   private readonly entries: LRUCache<string, Entry>;
+  /** Misses being computed, by version and key: later requests for the same one wait for it. */
+  private readonly computing = new Map<string, Promise<unknown>>();
+  private readonly version: CatalogVersion;
+  private readonly onError: (error: unknown, what: string) => void;
+  /** Runs a database read within the catalogue's share of the connections. */
+  readonly slot: <T>(task: () => Promise<T>) => Promise<T>;
 
-  constructor(
-    private readonly version: CatalogVersion,
-    private readonly onError: (error: unknown, what: string) => void,
-    maxBytes = DEFAULT_MAX_BYTES,
-  ) {
-    this.entries = new LRUCache<string, Entry>({ maxSize: maxBytes, sizeCalculation: (entry) => entry.body.length + 200 });
+  constructor(options: CatalogCacheOptions) {
+    this.version = options.version;
+    this.onError = options.onError;
+    this.slot = bounded(options.computeSlots);
+    this.entries = new LRUCache<string, Entry>({
+      maxSize: options.maxBytes ?? DEFAULT_MAX_BYTES,
+      sizeCalculation: (entry) => entry.size + 200,
+    });
   }
 
-  /** The answer for `key`, from the cache when it is of the current version, else computed (and kept). */
-  async get(key: string, compute: () => Promise<unknown>): Promise<CachedAnswer> {
-    let version: string | undefined;
+  /** The current versions; undefined when they cannot be read (then the cache must not be used). */
+  async state(): Promise<CatalogState | undefined> {
     try {
-      version = await this.version.current();
+      return await this.version.current();
     } catch (error) {
-      // Without the current version a cached answer might be stale: compute, and keep nothing.
       this.onError(error, 'reading the catalogue version');
+      return undefined;
     }
-    if (version !== undefined) {
-      const hit = this.entries.get(key);
-      if (hit?.version === version) return hit;
-    }
-    const answer = toAnswer(await compute());
-    if (version !== undefined) this.entries.set(key, { ...answer, version });
-    return answer;
   }
 
-  /** Marks every cached answer, here and on every other instance, as out of date. */
-  async changed(): Promise<void> {
-    // Whatever happens below, this instance must not serve what it has.
-    this.entries.clear();
+  /** What is kept under `key` at `version`, if anything. */
+  peek<T>(key: string, version: string): T | undefined {
+    const entry = this.entries.get(key);
+    return entry?.version === version ? (entry.value as T) : undefined;
+  }
+
+  /** Keeps `value` under `key` at `version`: a version read before the value was computed. */
+  set<T>(key: string, version: string, value: T, size: number): void {
+    this.entries.set(key, { version, value, size });
+  }
+
+  /**
+   * The value under `key` at `version`, or computed and kept. A miss is computed once per key and
+   * version, however many requests want it at once, within the catalogue's share of connections.
+   */
+  get<T>(key: string, version: string, compute: () => Promise<T>, size: (value: T) => number): Promise<T> {
+    const hit = this.peek<T>(key, version);
+    if (hit !== undefined) return Promise.resolve(hit);
+    const flight = `${version}\u0000${key}`;
+    const running = this.computing.get(flight);
+    if (running) return running as Promise<T>;
+    const computed = this.slot(async () => {
+      const value = await compute();
+      this.set(key, version, value, size(value));
+      return value;
+    }).finally(() => this.computing.delete(flight));
+    this.computing.set(flight, computed);
+    return computed;
+  }
+
+  async committed(change: CatalogChange): Promise<void> {
     try {
-      await this.version.bump();
+      await this.version.record(change);
     } catch (error) {
-      this.onError(error, 'starting a new catalogue version');
+      this.onError(error, 'recording a catalogue change');
     }
   }
 }
 
-function toAnswer(value: unknown): CachedAnswer {
-  const body = JSON.stringify(value);
+export function toAnswer(value: unknown): CachedAnswer {
+  return answerOf(JSON.stringify(value));
+}
+
+export function answerOf(body: string): CachedAnswer {
   return { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
 }

@@ -22,6 +22,21 @@ export type Queryable = Db | Tx;
 
 export interface Database {
   db: Db;
+  /**
+   * One connection of its own, outside the pool, for tiny reads every request needs (the
+   * catalogue's version): they never wait behind the pool's queue, and take no connection a
+   * search or an order needs. PGlite: the same one connection as `db`.
+   */
+  sideDb: Db;
+  /**
+   * Where the catalogue's cache misses are read (searches, listing pages, product answers): on
+   * PostgreSQL a pool of its own, `catalogSlots` connections (half the main pool's size), whose
+   * statements give up after CATALOG_STATEMENT_TIMEOUT_MS, so however many uncached searches
+   * arrive, orders, sign-ins and payments never wait for a connection behind them.
+   * PGlite: the same one connection as `db`.
+   */
+  catalogDb: Db;
+  catalogSlots: number;
   kind: 'pglite' | 'postgres';
   /** Applies pending migrations; run it inside withStartupLock so instances starting together take turns. */
   migrate(): Promise<void>;
@@ -55,6 +70,11 @@ const SESSION_SETTINGS = Object.entries(SETTINGS)
 const CONNECTION_OPTIONS = Object.entries(SETTINGS)
   .map(([name, value]) => `-c ${name}=${value}`)
   .join(' ');
+/**
+ * A catalogue read that takes longer than this is abandoned (the request answers 500, the next one
+ * tries again): a pathological search must not hold a connection for long.
+ */
+export const CATALOG_STATEMENT_TIMEOUT_MS = 5_000;
 /** Arbitrary, fixed key of the advisory lock taken around migrations and seeding. */
 const STARTUP_LOCK_KEY = 724_193_001;
 
@@ -80,6 +100,10 @@ async function openPglite(dir: string | undefined): Promise<Database> {
   const db = drizzlePglite(client, { schema });
   return {
     db: db as unknown as Db,
+    sideDb: db as unknown as Db,
+    catalogDb: db as unknown as Db,
+    // One statement at a time for everything: one miss at a time keeps orders from queueing behind many.
+    catalogSlots: 1,
     kind: 'pglite',
     migrate: () => migratePglite(db, { migrationsFolder: migrationsDir }),
     // One process owns a PGlite directory, and PGlite runs one statement at a time.
@@ -113,6 +137,26 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
     countClientStatements(client);
   });
   const db = drizzlePg(pool, { schema });
+  const side = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 10_000, options: CONNECTION_OPTIONS });
+  side.on('error', (error) => options.onPoolError?.(error));
+  side.on('connect', (client) => {
+    client.on('error', () => {});
+  });
+  const sideDb = drizzlePg(side, { schema });
+  const catalogSlots = Math.max(1, Math.floor((options.poolSize ?? 10) / 2));
+  const catalogPool = new pg.Pool({
+    connectionString: url,
+    max: catalogSlots,
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+    options: `${CONNECTION_OPTIONS} -c statement_timeout=${CATALOG_STATEMENT_TIMEOUT_MS}`,
+  });
+  catalogPool.on('error', (error) => options.onPoolError?.(error));
+  catalogPool.on('connect', (client) => {
+    client.on('error', () => {});
+    countClientStatements(client);
+  });
+  const catalogDb = drizzlePg(catalogPool, { schema });
 
   // drizzle's transaction over a pool (drizzle-orm 0.45 node-postgres/session.js) sends BEGIN
   // before its try/finally, so when BEGIN fails — the connection was just terminated — the client
@@ -152,6 +196,9 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
 
   return {
     db: db as unknown as Db,
+    sideDb: sideDb as unknown as Db,
+    catalogDb: catalogDb as unknown as Db,
+    catalogSlots,
     kind: 'postgres',
     migrate: () => migratePg(db, { migrationsFolder: migrationsDir }),
     withStartupLock,
@@ -159,7 +206,9 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
       await db.execute(sql`SELECT 1`);
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    close: once(() => pool.end()),
+    close: once(async () => {
+      await Promise.all([pool.end(), side.end(), catalogPool.end()]);
+    }),
   };
 }
 

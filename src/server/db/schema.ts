@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   boolean,
   check,
   customType,
@@ -7,7 +8,6 @@ import {
   integer,
   jsonb,
   numeric,
-  pgSequence,
   pgTable,
   primaryKey,
   smallint,
@@ -352,10 +352,28 @@ export const catalogStats = pgTable(
 );
 
 /**
- * The catalogue cache's version when several instances share PostgreSQL without Redis
- * (src/server/cache/catalog-cache.ts): nextval() after every catalogue write, no locks taken.
+ * What catalogue writes changed, in commit order, when several instances share PostgreSQL without
+ * Redis (src/server/cache/catalog-feed.ts). A write appends one row after its own transaction
+ * commits, numbering it from catalog_change_head in the same statement, so the numbers have no
+ * gaps and an instance that has read up to n knows it has seen every change up to n. Only the
+ * latest few thousand rows are kept; an instance further behind forgets its whole cache.
  */
-export const catalogVersion = pgSequence('catalog_version');
+export const catalogChanges = pgTable('catalog_changes', {
+  seq: bigint('seq', { mode: 'number' }).primaryKey(),
+  /** Product ids, 'listing' and 'everything', comma separated. */
+  change: text('change').notNull(),
+});
+
+/** The last number given to a change, and a token that changes when the feed starts again. */
+export const catalogChangeHead = pgTable(
+  'catalog_change_head',
+  {
+    id: smallint('id').primaryKey().default(1),
+    seq: bigint('seq', { mode: 'number' }).notNull().default(0),
+    epoch: uuid('epoch').notNull().defaultRandom(),
+  },
+  (t) => [check('catalog_change_head_single_row', sql`${t.id} = 1`)],
+);
 
 /** Small facts about this shop's database (when it was seeded, …). */
 export const shopMeta = pgTable('shop_meta', {

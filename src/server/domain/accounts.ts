@@ -1,9 +1,10 @@
 import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { AdminUserUpdateBody, ProfileUpdateBody, PublicUser, RegisterBody } from '../../shared/schemas/users.js';
 import type { Db, Queryable, Tx } from '../db/client.js';
-import { passwordResetTokens, users } from '../db/schema.js';
+import { passwordResetTokens, reviews, users } from '../db/schema.js';
 import { badRequest, forbidden, isUniqueViolation, notFound, unauthorized } from '../errors.js';
 import type { Notifications } from '../mail/notifications.js';
+import type { CatalogChanges } from './catalog-changes.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { deleteUserSessions, hashToken, randomToken, type SessionUser } from './sessions.js';
 
@@ -130,15 +131,19 @@ export async function adminUpdateUser(db: Db, id: string, body: AdminUserUpdateB
   return toPublicUser(row);
 }
 
-export async function deleteUser(db: Db, actor: SessionUser, id: string): Promise<void> {
+export async function deleteUser(db: Db, changes: CatalogChanges, actor: SessionUser, id: string): Promise<void> {
   if (actor.id === id) throw badRequest('You cannot delete your own account');
-  await db.transaction(async (tx) => {
+  const reviewed = await db.transaction(async (tx) => {
     const admins = await lockAdmins(tx);
     const target = await findUser(tx, id);
     if (target.isAdmin && admins.length <= 1) throw badRequest('The last admin cannot be removed');
+    // Their reviews stay, unlinked: the answers of the products they reviewed change.
+    const theirReviews = await tx.select({ productId: reviews.productId }).from(reviews).where(eq(reviews.userId, id));
     // Their sessions and reset tokens go with them; orders and reviews stay, unlinked.
     await tx.delete(users).where(eq(users.id, id));
+    return theirReviews.map((review) => review.productId);
   });
+  if (reviewed.length > 0) await changes.committed({ products: reviewed, listing: false });
 }
 
 /**

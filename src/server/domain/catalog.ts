@@ -1,4 +1,4 @@
-import { asc, desc, eq, type SQL, sql } from 'drizzle-orm';
+import { asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { PRODUCTS_PAGE_SIZE, TOP_PRODUCTS_COUNT } from '../../shared/constants.js';
 import { fromCents, toCents } from '../../shared/money.js';
 import type {
@@ -12,6 +12,7 @@ import type {
 import type { Db } from '../db/client.js';
 import { catalogStats, products, reviews } from '../db/schema.js';
 import { notFound } from '../errors.js';
+import type { CatalogChanges } from './catalog-changes.js';
 
 /** The columns a product answer needs (the generated search columns stay in the database). */
 const productColumns = {
@@ -105,17 +106,32 @@ export async function listProducts(db: Db, options: { page: number; keyword: str
   };
 }
 
+/**
+ * The newest-first page at `offset`. The far half of the list is read from its other end, by the
+ * same index walked backwards: the last page (8,334 at 100,000 products) then walks 12 entries,
+ * not 100,000. The count comes first (one row kept by triggers) to know which end is nearer.
+ */
 async function latestPage(db: Db, offset: number): Promise<{ rows: ListedRow[]; count: number }> {
-  const [rows, [stats]] = await Promise.all([
-    db
+  const [stats] = await db.select({ count: catalogStats.productCount }).from(catalogStats);
+  const count = stats?.count ?? 0;
+  if (offset >= count) return { rows: [], count };
+  const end = Math.min(offset + PRODUCTS_PAGE_SIZE, count);
+  if (offset <= count - end) {
+    const rows = await db
       .select(listedColumns)
       .from(products)
       .orderBy(sql`${products.createdAt} DESC NULLS LAST`, sql`${products.id} DESC NULLS LAST`)
       .limit(PRODUCTS_PAGE_SIZE)
-      .offset(offset),
-    db.select({ count: catalogStats.productCount }).from(catalogStats),
-  ]);
-  return { rows, count: stats?.count ?? 0 };
+      .offset(offset);
+    return { rows, count };
+  }
+  const oldestFirst = await db
+    .select(listedColumns)
+    .from(products)
+    .orderBy(sql`${products.createdAt} ASC NULLS FIRST`, sql`${products.id} ASC NULLS FIRST`)
+    .limit(end - offset)
+    .offset(count - end);
+  return { rows: oldestFirst.reverse(), count };
 }
 
 async function searchPage(db: Db, keyword: string, offset: number): Promise<{ rows: ListedRow[]; count: number }> {
@@ -133,6 +149,16 @@ async function searchPage(db: Db, keyword: string, offset: number): Promise<{ ro
   // A page past the last match: the window saw no rows, so count the matches on their own.
   const [counted] = await db.select({ count: sql<number>`count(*)::int` }).from(products).where(search.where);
   return { rows, count: counted?.count ?? 0 };
+}
+
+/** The products with these ids as lists show them, by one primary-key read; ids not found are left out. */
+export async function productsByIds(db: Db, ids: readonly string[]): Promise<Product[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .select(listedColumns)
+    .from(products)
+    .where(inArray(products.id, [...ids]));
+  return rows.map(toProductJson);
 }
 
 /** The highest rated products, for the home page carousel. */
@@ -168,7 +194,7 @@ export function toReviewJson(row: typeof reviews.$inferSelect): Review {
 }
 
 /** The placeholder product an admin creates and then edits (spec §7: create takes no payload). */
-export async function createSampleProduct(db: Db, adminId: string): Promise<Product> {
+export async function createSampleProduct(db: Db, changes: CatalogChanges, adminId: string): Promise<Product> {
   const [row] = await db
     .insert(products)
     .values({
@@ -182,10 +208,11 @@ export async function createSampleProduct(db: Db, adminId: string): Promise<Prod
     })
     .returning(productColumns);
   if (!row) throw new Error('Product insert returned nothing');
+  await changes.committed({ products: [row.id], listing: true });
   return toProductJson({ ...row, reviews: [] });
 }
 
-export async function updateProduct(db: Db, id: string, patch: ProductUpdateBody): Promise<Product> {
+export async function updateProduct(db: Db, changes: CatalogChanges, id: string, patch: ProductUpdateBody): Promise<Product> {
   const [row] = await db
     .update(products)
     .set({
@@ -200,10 +227,12 @@ export async function updateProduct(db: Db, id: string, patch: ProductUpdateBody
     .where(eq(products.id, id))
     .returning(listedColumns);
   if (!row) throw notFound('Product not found');
+  await changes.committed({ products: [id], listing: true });
   return toProductJson(row);
 }
 
-export async function deleteProduct(db: Db, id: string): Promise<void> {
+export async function deleteProduct(db: Db, changes: CatalogChanges, id: string): Promise<void> {
   const deleted = await db.delete(products).where(eq(products.id, id)).returning({ id: products.id });
   if (deleted.length === 0) throw notFound('Product not found');
+  await changes.committed({ products: [id], listing: true });
 }

@@ -7,6 +7,7 @@ import type { Db, Queryable } from '../db/client.js';
 import { orderItems, orders, products, users } from '../db/schema.js';
 import { badRequest, notFound } from '../errors.js';
 import type { Notifications } from '../mail/notifications.js';
+import type { CatalogChanges } from './catalog-changes.js';
 import { assertOrderHasNoPayments } from './payments/ledger.js';
 import type { SessionUser } from './sessions.js';
 
@@ -147,12 +148,18 @@ function mergeLines(lines: CreateOrderBody['orderItems']): Map<string, number> {
  * and each line's stock is taken in the same transaction with a conditional update, so two
  * shoppers can never both buy the last unit. Any line that cannot be filled rolls back the lot.
  */
-export async function placeOrder(db: Db, customer: SessionUser, body: CreateOrderBody, notify: Notifications): Promise<Order> {
+export async function placeOrder(
+  db: Db,
+  changes: CatalogChanges,
+  customer: SessionUser,
+  body: CreateOrderBody,
+  notify: Notifications,
+): Promise<Order> {
   const lines = mergeLines(body.orderItems);
   // Taking rows in id order means concurrent orders never wait on each other in a cycle.
   const productIds = [...lines.keys()].sort();
 
-  return db.transaction(async (tx) => {
+  const placed = await db.transaction(async (tx) => {
     const sold: { productId: string; name: string; image: string; priceCents: number; qty: number }[] = [];
     for (const productId of productIds) {
       const qty = lines.get(productId) ?? 0;
@@ -210,10 +217,13 @@ export async function placeOrder(db: Db, customer: SessionUser, body: CreateOrde
         priceCents: line.priceCents,
       })),
     );
-    const placed = await loadExistingOrder(tx, created.id);
-    await notify.orderPlaced(tx, placed);
-    return placed;
+    const order = await loadExistingOrder(tx, created.id);
+    await notify.orderPlaced(tx, order);
+    return order;
   });
+  // Stock only: no list shows other products or another order because of it.
+  await changes.committed({ products: productIds, listing: false });
+  return placed;
 }
 
 /** Owners and admins see an order; to anyone else it does not exist. */
@@ -244,11 +254,12 @@ export function listAllOrders(
  * Deleting an order that has not been delivered puts its units back on the shelf. An order any
  * M-Pesa payment names is refused (409): the ledger keeps every shilling and what it paid.
  */
-export async function deleteOrder(db: Db, id: string): Promise<void> {
-  await db.transaction(async (tx) => {
+export async function deleteOrder(db: Db, changes: CatalogChanges, id: string): Promise<void> {
+  const restocked = await db.transaction(async (tx) => {
     const [order] = await tx.select({ isDelivered: orders.isDelivered }).from(orders).where(eq(orders.id, id)).for('update');
     if (!order) throw notFound(ORDER_NOT_FOUND);
     await assertOrderHasNoPayments(tx, id);
+    const returned: string[] = [];
     if (!order.isDelivered) {
       const lines = await tx
         .select({ productId: orderItems.productId, qty: orderItems.qty })
@@ -261,10 +272,13 @@ export async function deleteOrder(db: Db, id: string): Promise<void> {
           .update(products)
           .set({ countInStock: sql`${products.countInStock} + ${line.qty}` })
           .where(eq(products.id, line.productId));
+        returned.push(line.productId);
       }
     }
     await tx.delete(orders).where(eq(orders.id, id));
+    return returned;
   });
+  if (restocked.length > 0) await changes.committed({ products: restocked, listing: false });
 }
 
 export async function markOrderPaid(db: Db, id: string, notify: Notifications): Promise<Order> {

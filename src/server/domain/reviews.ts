@@ -3,6 +3,7 @@ import type { ReviewBody } from '../../shared/schemas/products.js';
 import type { Db, Tx } from '../db/client.js';
 import { products, reviews } from '../db/schema.js';
 import { badRequest, forbidden, isUniqueViolation, notFound } from '../errors.js';
+import type { CatalogChanges } from './catalog-changes.js';
 import type { SessionUser } from './sessions.js';
 
 /** The product's rating is the mean of its reviews, kept beside the count for listing and sorting. */
@@ -16,7 +17,13 @@ async function recomputeRating(tx: Tx, productId: string): Promise<void> {
     .where(eq(products.id, productId));
 }
 
-export async function addReview(db: Db, productId: string, author: SessionUser, body: ReviewBody): Promise<void> {
+export async function addReview(
+  db: Db,
+  changes: CatalogChanges,
+  productId: string,
+  author: SessionUser,
+  body: ReviewBody,
+): Promise<void> {
   try {
     await db.transaction(async (tx) => {
       // Locking the product row serialises reviews of one product, so the mean stays exact.
@@ -40,10 +47,18 @@ export async function addReview(db: Db, productId: string, author: SessionUser, 
     if (isUniqueViolation(error, 'reviews_one_per_user_key')) throw badRequest('Product already reviewed');
     throw error;
   }
+  // The rating may have moved: the top products and any list ranked by it can change.
+  await changes.committed({ products: [productId], listing: true });
 }
 
 /** Only the review's author or an admin may delete it. */
-export async function deleteReview(db: Db, productId: string, reviewId: string, actor: SessionUser): Promise<void> {
+export async function deleteReview(
+  db: Db,
+  changes: CatalogChanges,
+  productId: string,
+  reviewId: string,
+  actor: SessionUser,
+): Promise<void> {
   await db.transaction(async (tx) => {
     const [product] = await tx.select({ id: products.id }).from(products).where(eq(products.id, productId)).for('update');
     if (!product) throw notFound('Product not found');
@@ -56,4 +71,5 @@ export async function deleteReview(db: Db, productId: string, reviewId: string, 
     await tx.delete(reviews).where(eq(reviews.id, reviewId));
     await recomputeRating(tx, productId);
   });
+  await changes.committed({ products: [productId], listing: true });
 }

@@ -48,9 +48,17 @@ const SKIPPED_SCHEMAS = `n.nspname NOT IN ('pg_catalog', 'information_schema', '
 /**
  * Tables whose rows the database derives itself: catalog_stats is created by its migration and
  * kept exact by triggers on products, so an import recounts it as the products go in. Copying
- * it too would clash with the row the migration made.
+ * it too would clash with the row the migration made. The catalogue's change feed is the running
+ * shops' cache bookkeeping, not shop data: the import itself appends to it.
  */
-const DERIVED_TABLES = `(n.nspname, c.relname) NOT IN (('public', 'catalog_stats'))`;
+const DERIVED_TABLES = `(n.nspname, c.relname) NOT IN (('public', 'catalog_stats'), ('public', 'catalog_changes'), ('public', 'catalog_change_head'))`;
+
+/**
+ * Sequences that are no data of the shop: catalog_version was the catalogue cache's version (before
+ * migration 0007), which only ever moved forward. Exports made then carry it; set back by an
+ * import, it would bring back a version under which running shops cached answers from before.
+ */
+export const BOOKKEEPING_SEQUENCES: readonly string[] = ['public.catalog_version'];
 
 /** Not part of an extension (pg_trgm and friends own their objects). */
 const NOT_EXTENSION_MEMBER = `NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e')`;
@@ -121,7 +129,9 @@ export async function listSequences(conn: RawConnection): Promise<SequenceInfo[]
       WHERE c.relkind = 'S' AND ${SKIPPED_SCHEMAS} AND ${NOT_EXTENSION_MEMBER}
       ORDER BY n.nspname, c.relname`,
   );
-  return rows.map((r) => ({ name: `${r.schema}.${r.name}`, sql: `${quoteIdent(r.schema)}.${quoteIdent(r.name)}` }));
+  return rows
+    .map((r) => ({ name: `${r.schema}.${r.name}`, sql: `${quoteIdent(r.schema)}.${quoteIdent(r.name)}` }))
+    .filter((sequence) => !BOOKKEEPING_SEQUENCES.includes(sequence.name));
 }
 
 interface JournalEntry {

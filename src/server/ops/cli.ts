@@ -1,5 +1,8 @@
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.js';
+import { Redis } from 'ioredis';
+import { catalogVersionFor } from '../cache/catalog-feed.js';
+import { type AppConfig, loadConfig } from '../config.js';
+import { openDatabase } from '../db/client.js';
 import { redactUrl, type Target } from './connection.js';
 import { OpsError } from './errors.js';
 import { exportShop, importShop, type TransferSummary } from './transfer.js';
@@ -34,6 +37,30 @@ function defaultFileName(): string {
   return `duka-export-${stamp}.jsonl.gz`;
 }
 
+/**
+ * An import replaces the whole catalogue behind the back of any shop serving the same PostgreSQL:
+ * their cached catalogue answers must go, as after any other catalogue write. (PGlite cannot be
+ * imported into while a shop runs on it, and a shop starting on it begins with an empty cache.)
+ */
+async function announceCatalogueReplaced(config: AppConfig): Promise<void> {
+  if (!config.databaseUrl) return;
+  const database = await openDatabase({ url: config.databaseUrl, poolSize: 1 });
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1 }) : undefined;
+  try {
+    const failed = (error: unknown) => {
+      throw error;
+    };
+    await catalogVersionFor(database, redis, config.redisKeyPrefix, failed).record({
+      products: [],
+      listing: true,
+      everything: true,
+    });
+  } finally {
+    redis?.disconnect();
+    await database.close();
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -59,6 +86,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'import' && file !== undefined && extra.length === 0) {
     console.error(`importing ${file} into ${describe(target)} …`);
     const summary = await importShop(target, file, { replace: values.replace });
+    await announceCatalogueReplaced(config);
     console.log(report('imported', summary));
     console.error(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return 0;

@@ -8,6 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import { openDatabase } from '../db/client.js';
 import {
+  BOOKKEEPING_SEQUENCES,
   lastAppliedMigration,
   latestKnownMigration,
   listSequences,
@@ -374,6 +375,8 @@ async function loadExport(
         current = undefined;
       } else if (isRecord(line) && typeof line.sequence === 'string') {
         const sequence = line as unknown as SequenceLine;
+        // Exports made before it was left out may still carry it.
+        if (BOOKKEEPING_SEQUENCES.includes(sequence.sequence)) continue;
         await conn.query('SELECT setval($1::regclass, $2::bigint, $3::boolean)', [
           sequence.sequence
             .split('.')

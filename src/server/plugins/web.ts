@@ -1,9 +1,12 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { LRUCache } from 'lru-cache';
 import { imageSrcSet, imageUrl, isShopImage } from '../../shared/images.js';
 import { INITIAL_DATA_ID, type InitialData } from '../../shared/initialData.js';
 import { CARD_PHOTO_SIZES, DETAIL_PHOTO_SIZES, SLIDE_PHOTO_SIZES } from '../../shared/photoSizes.js';
@@ -12,6 +15,7 @@ import type { Product, ProductDetail, ProductPage } from '../../shared/schemas/p
 import type { CatalogAnswers } from '../cache/catalog-answers.js';
 import type { CachedAnswer } from '../cache/catalog-cache.js';
 import { AppError } from '../errors.js';
+import { isNotModified, sendConditional } from '../http/conditional.js';
 
 /** Paths that are never pages of the app: a miss there is a real 404, not the app's index. */
 const NOT_PAGES = /^\/(api|images|uploads|assets)(\/|$)/;
@@ -57,6 +61,19 @@ function photoPreload(image: string, sizes: string, high: boolean): string {
   const srcset = imageSrcSet(image) ?? '';
   return `<link rel="preload" as="image" href="${escapeAttr(imageUrl(image, 640))}" imagesrcset="${escapeAttr(srcset)}" imagesizes="${escapeAttr(sizes)}"${high ? ' fetchpriority="high"' : ''}>`;
 }
+
+type PageEncoding = 'br' | 'gzip';
+
+interface RenderedPage {
+  html: string;
+  hash: string;
+  encoded: Map<PageEncoding, Promise<Buffer>>;
+}
+
+const brotli = promisify(zlib.brotliCompress);
+const gzip = promisify(zlib.gzip);
+/** Compressed once per page and version, so a slower, smaller setting pays. */
+const BROTLI_OPTIONS = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 9 } };
 
 /**
  * The data as the text of a <template>: inert, never a script, and HTML-escaped so that no
@@ -106,18 +123,28 @@ export default fp(
       app.log.warn({ webDir: opts.webDir }, 'the web app is not built (npm run build); only the API is served');
     }
 
-    // index.html, read again only when a new build replaces it.
+    // index.html, read again only when a new build replaces it. Looked at no more than once a
+    // second, not on every request: a deploy that rebuilds in place shows within a second.
     let page = { mtimeMs: -1, html: '' };
+    let lookedAt = 0;
     function indexHtml(): string {
-      const { mtimeMs } = fs.statSync(indexFile);
-      if (mtimeMs !== page.mtimeMs) page = { mtimeMs, html: fs.readFileSync(indexFile, 'utf8') };
+      const now = Date.now();
+      if (now - lookedAt >= 1000 || page.mtimeMs < 0) {
+        lookedAt = now;
+        const { mtimeMs } = fs.statSync(indexFile);
+        if (mtimeMs !== page.mtimeMs) page = { mtimeMs, html: fs.readFileSync(indexFile, 'utf8') };
+      }
       return page.html;
     }
 
     // The manifest, read again only when a new build replaces it.
     const manifestFile = path.join(opts.webDir, '.vite', 'manifest.json');
     let manifest = { mtimeMs: -1, entries: {} as Manifest };
+    let manifestLookedAt = 0;
     function readManifest(): Manifest {
+      const now = Date.now();
+      if (now - manifestLookedAt < 1000 && manifest.mtimeMs >= 0) return manifest.entries;
+      manifestLookedAt = now;
       const stat = fs.statSync(manifestFile, { throwIfNoEntry: false });
       if (!stat) return {};
       if (stat.mtimeMs !== manifest.mtimeMs) {
@@ -147,61 +174,107 @@ export default fp(
      * shapes, made the server's hot request path polymorphic and cost the API a quarter of its
      * throughput (npm run bench, after pages had been served).
      */
-    async function answer<T>(get: () => Promise<CachedAnswer>): Promise<T | undefined> {
+    async function answer(get: () => Promise<CachedAnswer>): Promise<CachedAnswer | undefined> {
       try {
-        return JSON.parse((await get()).body) as T;
+        return await get();
       } catch (error) {
         if (error instanceof AppError && error.statusCode === 404) return undefined;
         throw error;
       }
     }
 
-    /** The preloads and data for the page at this path (nothing for most pages). */
-    async function headFor(pathname: string): Promise<string> {
-      return screenFiles(pathname) + (await dataFor(pathname));
-    }
+    const parse = <T>(cached: CachedAnswer) => JSON.parse(cached.body) as T;
 
-    async function dataFor(pathname: string): Promise<string> {
+    /**
+     * What a page embeds: the key it is cached under (the build, the screen, and the ETags of the
+     * catalogue answers it carries, so it changes exactly when they do) and how to make its head.
+     */
+    async function pagePlan(pathname: string): Promise<{ key: string; head: () => string }> {
+      const build = `${indexHtml().length}:${page.mtimeMs}:${manifest.mtimeMs}`;
+      const files = () => screenFiles(pathname);
       if (pathname === '/') {
         const [products, top] = await Promise.all([
-          answer<ProductPage>(() => opts.answers.page({ page: 1, keyword: '' })),
-          answer<Product[]>(() => opts.answers.top()),
+          answer(() => opts.answers.page({ page: 1, keyword: '' })),
+          answer(() => opts.answers.top()),
         ]);
-        const first = products?.products[0];
-        const slide = top?.[0];
-        return [
-          first ? photoPreload(first.image, CARD_PHOTO_SIZES, true) : '',
-          slide ? photoPreload(slide.image, SLIDE_PHOTO_SIZES, false) : '',
-          dataBlock({ products, top }),
-        ].join('');
+        return {
+          key: `${build}|/|${products?.etag}|${top?.etag}`,
+          head: () => files() + homeData(products && parse<ProductPage>(products), top && parse<Product[]>(top)),
+        };
       }
       const id = PRODUCT_PAGE.exec(pathname)?.[1];
       if (id && idParams.safeParse({ id }).success) {
-        const product = await answer<ProductDetail>(() => opts.answers.detail(id));
-        if (product) return photoPreload(product.image, DETAIL_PHOTO_SIZES, true) + dataBlock({ product });
+        const product = await answer(() => opts.answers.detail(id));
+        return {
+          key: `${build}|product|${id}|${product?.etag}`,
+          head: () => {
+            const detail = product && parse<ProductDetail>(product);
+            return (
+              files() + (detail ? photoPreload(detail.image, DETAIL_PHOTO_SIZES, true) + dataBlock({ product: detail }) : '')
+            );
+          },
+        };
       }
-      return '';
+      const screen = FIRST_SCREENS.find(([pattern]) => pattern.test(pathname))?.[1] ?? 'none';
+      return { key: `${build}|screen|${screen}`, head: files };
+    }
+
+    function homeData(products: ProductPage | undefined, top: Product[] | undefined): string {
+      const first = products?.products[0];
+      const slide = top?.[0];
+      return [
+        first ? photoPreload(first.image, CARD_PHOTO_SIZES, true) : '',
+        slide ? photoPreload(slide.image, SLIDE_PHOTO_SIZES, false) : '',
+        dataBlock({ products, top }),
+      ].join('');
+    }
+
+    /** Pages as sent, by plan key: made once, and compressed once per encoding, off the event loop. */
+    const rendered = new LRUCache<string, RenderedPage>({
+      maxSize: 16 * 1024 * 1024,
+      sizeCalculation: (p) => p.html.length * 2,
+    });
+
+    function render(plan: { key: string; head: () => string }): RenderedPage {
+      const kept = rendered.get(plan.key);
+      if (kept) return kept;
+      const head = plan.head();
+      const html = head ? indexHtml().replace('</head>', `${head}</head>`) : indexHtml();
+      const made: RenderedPage = { html, hash: createHash('sha1').update(html).digest('base64url'), encoded: new Map() };
+      rendered.set(plan.key, made);
+      return made;
+    }
+
+    function encodedBody(made: RenderedPage, encoding: PageEncoding): Promise<Buffer> {
+      let body = made.encoded.get(encoding);
+      if (!body) {
+        body = encoding === 'br' ? brotli(made.html, BROTLI_OPTIONS) : gzip(made.html);
+        made.encoded.set(encoding, body);
+        // A failed compression is tried again by the next request.
+        body.catch(() => made.encoded.delete(encoding));
+      }
+      return body;
     }
 
     async function sendPage(request: FastifyRequest, reply: FastifyReply, pathname: string) {
-      let head = '';
+      let made: RenderedPage;
       try {
-        head = await headFor(pathname);
+        made = render(await pagePlan(pathname));
       } catch (error) {
         // The page works without its hints: the app asks the API itself.
         request.log.warn({ err: error }, 'could not prepare the page data');
+        const html = indexHtml();
+        made = { html, hash: createHash('sha1').update(html).digest('base64url'), encoded: new Map() };
       }
-      const html = head ? indexHtml().replace('</head>', `${head}</head>`) : indexHtml();
       reply.header('cache-control', 'no-cache').header('vary', 'accept-encoding').type('text/html; charset=utf-8');
-      // Made per request, so compressed per request, quickly: a few KB of HTML and JSON.
       const accepts = String(request.headers['accept-encoding'] ?? '');
-      if (/\bbr\b/.test(accepts)) {
-        return reply
-          .header('content-encoding', 'br')
-          .send(zlib.brotliCompressSync(html, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } }));
-      }
-      if (/\bgzip\b/.test(accepts)) return reply.header('content-encoding', 'gzip').send(zlib.gzipSync(html));
-      return reply.send(html);
+      const encoding: PageEncoding | undefined = /\bbr\b/.test(accepts) ? 'br' : /\bgzip\b/.test(accepts) ? 'gzip' : undefined;
+      // One tag per encoding: the bytes differ, and a strong tag names one exact body.
+      const etag = `"${made.hash}${encoding ? `-${encoding}` : ''}"`;
+      if (encoding) reply.header('content-encoding', encoding);
+      // An unchanged page costs neither its compression nor its bytes.
+      const body = isNotModified(request, etag) || !encoding ? made.html : await encodedBody(made, encoding);
+      return sendConditional(request, reply, etag, () => body);
     }
 
     app.setNotFoundHandler((request, reply) => {

@@ -8,6 +8,7 @@ import { IMAGE_WIDTHS } from '../../shared/images.js';
 import type { Db } from '../db/client.js';
 import { isSafeImageName, loadUploadedImage, MAX_INPUT_PIXELS, WEBP } from '../domain/images.js';
 import { badRequest, notFound } from '../errors.js';
+import { sendConditional } from '../http/conditional.js';
 
 export interface ImageRoutesOptions {
   db: Db;
@@ -50,18 +51,9 @@ function requestedWidth(query: unknown): number {
   return width;
 }
 
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  return ifNoneMatch.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === '*' || t === etag || t === `W/${etag}`;
-  });
-}
-
 function send(request: FastifyRequest, reply: FastifyReply, image: Served, cacheControl: string) {
-  reply.header('cache-control', cacheControl).header('etag', image.etag);
-  if (matches(request.headers['if-none-match'], image.etag)) return reply.code(304).send();
-  return reply.type(image.contentType).send(image.content);
+  reply.header('cache-control', cacheControl).type(image.contentType);
+  return sendConditional(request, reply, image.etag, () => image.content);
 }
 
 /**

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { errorBody, idParams, messageBody } from '../../shared/schemas/common.js';
 import { createOrderBody, order, orderListQuery } from '../../shared/schemas/orders.js';
 import type { Db } from '../db/client.js';
+import type { CatalogChanges } from '../domain/catalog-changes.js';
 import {
   deleteOrder,
   getOrderFor,
@@ -14,16 +15,17 @@ import {
 } from '../domain/orders.js';
 import type { Notifications } from '../mail/notifications.js';
 import { ordersPlaced } from '../metrics.js';
-import { CHANGES_CATALOG } from '../plugins/catalog-cache.js';
 import { currentUser } from '../plugins/sessions.js';
 
 const tags = ['orders'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 409: errorBody };
 
-const orderRoutes: FastifyPluginAsyncZod<{ db: Db; notify: Notifications }> = async (app, { db, notify }) => {
+const orderRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; notify: Notifications }> = async (
+  app,
+  { db, changes, notify },
+) => {
   app.post('/api/orders', {
     onRequest: app.requireUser,
-    config: CHANGES_CATALOG,
     schema: {
       tags,
       summary: 'Place an order; prices are computed by the server and stock is reserved',
@@ -31,7 +33,7 @@ const orderRoutes: FastifyPluginAsyncZod<{ db: Db; notify: Notifications }> = as
       response: { 201: order, ...errors },
     },
     handler: async (request, reply) => {
-      const placed = await placeOrder(db, currentUser(request), request.body, notify);
+      const placed = await placeOrder(db, changes, currentUser(request), request.body, notify);
       request.log.info({ orderId: placed._id, totalPrice: placed.totalPrice }, 'order placed');
       ordersPlaced.inc();
       return reply.status(201).send(placed);
@@ -63,7 +65,6 @@ const orderRoutes: FastifyPluginAsyncZod<{ db: Db; notify: Notifications }> = as
 
   app.delete('/api/orders/:id', {
     onRequest: app.requireAdmin,
-    config: CHANGES_CATALOG,
     schema: {
       tags,
       summary: 'Delete an order (admin); an undelivered order returns its stock',
@@ -71,7 +72,7 @@ const orderRoutes: FastifyPluginAsyncZod<{ db: Db; notify: Notifications }> = as
       response: { 200: messageBody, ...errors },
     },
     handler: async (request) => {
-      await deleteOrder(db, request.params.id);
+      await deleteOrder(db, changes, request.params.id);
       return { msg: 'Order deleted' };
     },
   });

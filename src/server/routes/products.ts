@@ -15,8 +15,9 @@ import type { CatalogAnswers } from '../cache/catalog-answers.js';
 import type { CachedAnswer } from '../cache/catalog-cache.js';
 import type { Db } from '../db/client.js';
 import { createSampleProduct, deleteProduct, updateProduct } from '../domain/catalog.js';
+import type { CatalogChanges } from '../domain/catalog-changes.js';
 import { addReview, deleteReview } from '../domain/reviews.js';
-import { CHANGES_CATALOG } from '../plugins/catalog-cache.js';
+import { sendConditional } from '../http/conditional.js';
 import { acceptFormBodies } from '../plugins/form-bodies.js';
 import { currentUser } from '../plugins/sessions.js';
 
@@ -27,18 +28,18 @@ const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody 
  * Sends a catalogue answer from the cache. Browsers keep it but ask again every time
  * (`no-cache`); an unchanged answer costs them a 304 with no body.
  */
-async function sendCached(request: FastifyRequest, reply: FastifyReply, answer: CachedAnswer): Promise<void> {
-  reply.header('cache-control', 'no-cache').header('etag', answer.etag);
-  if (request.headers['if-none-match'] === answer.etag) reply.status(304).send();
-  else reply.type('application/json; charset=utf-8').send(answer.body);
-  // The send finishes asynchronously (onSend hooks): wait for it, or Fastify would send again.
-  await reply;
+function sendCached(request: FastifyRequest, reply: FastifyReply, answer: CachedAnswer): Promise<void> {
+  reply.header('cache-control', 'no-cache').type('application/json; charset=utf-8');
+  return sendConditional(request, reply, answer.etag, () => answer.body);
 }
 
 /** Public, cacheable answers: no cookie handed out with them (see plugins/xsrf.ts). */
 const PUBLIC_ANSWER = { xsrfCookie: false } as const;
 
-const productRoutes: FastifyPluginAsyncZod<{ db: Db; answers: CatalogAnswers }> = async (app, { db, answers }) => {
+const productRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; answers: CatalogAnswers }> = async (
+  app,
+  { db, changes, answers },
+) => {
   await acceptFormBodies(app);
 
   app.get('/api/products', {
@@ -67,14 +68,12 @@ const productRoutes: FastifyPluginAsyncZod<{ db: Db; answers: CatalogAnswers }> 
 
   app.post('/api/products', {
     onRequest: app.requireAdmin,
-    config: CHANGES_CATALOG,
     schema: { tags, summary: 'Create a sample product to edit (admin)', response: { 201: product, ...errors } },
-    handler: async (request, reply) => reply.status(201).send(await createSampleProduct(db, currentUser(request).id)),
+    handler: async (request, reply) => reply.status(201).send(await createSampleProduct(db, changes, currentUser(request).id)),
   });
 
   app.put('/api/products/:id', {
     onRequest: app.requireAdmin,
-    config: CHANGES_CATALOG,
     schema: {
       tags,
       summary: 'Update a product from JSON or form data (admin)',
@@ -82,22 +81,20 @@ const productRoutes: FastifyPluginAsyncZod<{ db: Db; answers: CatalogAnswers }> 
       body: productUpdateBody,
       response: { 200: product, ...errors },
     },
-    handler: (request) => updateProduct(db, request.params.id, request.body),
+    handler: (request) => updateProduct(db, changes, request.params.id, request.body),
   });
 
   app.delete('/api/products/:id', {
     onRequest: app.requireAdmin,
-    config: CHANGES_CATALOG,
     schema: { tags, summary: 'Delete a product (admin)', params: idParams, response: { 200: messageBody, ...errors } },
     handler: async (request) => {
-      await deleteProduct(db, request.params.id);
+      await deleteProduct(db, changes, request.params.id);
       return { msg: 'Product deleted' };
     },
   });
 
   app.post('/api/products/:id/reviews', {
     onRequest: app.requireUser,
-    config: CHANGES_CATALOG,
     schema: {
       tags,
       summary: 'Review a product (once per shopper)',
@@ -106,14 +103,13 @@ const productRoutes: FastifyPluginAsyncZod<{ db: Db; answers: CatalogAnswers }> 
       response: { 201: messageBody, ...errors },
     },
     handler: async (request, reply) => {
-      await addReview(db, request.params.id, currentUser(request), request.body);
+      await addReview(db, changes, request.params.id, currentUser(request), request.body);
       return reply.status(201).send({ msg: 'Review added' });
     },
   });
 
   app.delete('/api/products/:id/:reviewId', {
     onRequest: app.requireUser,
-    config: CHANGES_CATALOG,
     schema: {
       tags,
       summary: 'Delete a review (its author or an admin)',
@@ -121,7 +117,7 @@ const productRoutes: FastifyPluginAsyncZod<{ db: Db; answers: CatalogAnswers }> 
       response: { 200: messageBody, ...errors },
     },
     handler: async (request) => {
-      await deleteReview(db, request.params.id, request.params.reviewId, currentUser(request));
+      await deleteReview(db, changes, request.params.id, request.params.reviewId, currentUser(request));
       return { msg: 'Review deleted' };
     },
   });

@@ -26,8 +26,8 @@ import {
   toPublicUser,
   updateProfile,
 } from '../domain/accounts.js';
+import type { CatalogChanges } from '../domain/catalog-changes.js';
 import type { Notifications } from '../mail/notifications.js';
-import { CHANGES_CATALOG } from '../plugins/catalog-cache.js';
 import { acceptFormBodies } from '../plugins/form-bodies.js';
 import { currentUser, SESSION_COOKIE } from '../plugins/sessions.js';
 
@@ -38,8 +38,11 @@ function limit(rule: { max: number; windowMs: number }) {
   return { rateLimit: { max: rule.max, timeWindow: rule.windowMs } };
 }
 
-const userRoutes: FastifyPluginAsyncZod<{ db: Db; config: AppConfig; notify: Notifications }> = async (app, opts) => {
-  const { db, config, notify } = opts;
+const userRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; config: AppConfig; notify: Notifications }> = async (
+  app,
+  opts,
+) => {
+  const { db, changes, config, notify } = opts;
   await acceptFormBodies(app);
 
   app.post('/api/users', {
@@ -150,8 +153,6 @@ const userRoutes: FastifyPluginAsyncZod<{ db: Db; config: AppConfig; notify: Not
 
   app.delete('/api/users/:id', {
     onRequest: app.requireAdmin,
-    // The deleted shopper's reviews stay, without their author: product answers change.
-    config: CHANGES_CATALOG,
     schema: {
       tags,
       summary: 'Delete a user (admin); not yourself, not the last admin',
@@ -159,7 +160,7 @@ const userRoutes: FastifyPluginAsyncZod<{ db: Db; config: AppConfig; notify: Not
       response: { 200: messageBody, ...errors },
     },
     handler: async (request) => {
-      await deleteUser(db, currentUser(request), request.params.id);
+      await deleteUser(db, changes, currentUser(request), request.params.id);
       return { msg: 'User deleted' };
     },
   });
