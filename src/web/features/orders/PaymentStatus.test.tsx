@@ -128,6 +128,25 @@ describe('PaymentStatus', () => {
     expect(await screen.findByText('Paid twice: this order was already paid. Refund or keep as credit.')).toBeTruthy();
   });
 
+  it('tells the shopper honestly when M-Pesa did not confirm the prompt, and keeps asking', async () => {
+    const attempt = {
+      status: 'unknown' as const,
+      reason: null,
+      resultCode: 'lost_answer',
+      amount: 502,
+      phone: '0708 *** 149',
+      receipt: null,
+      createdAt: '2026-11-24T08:38:00.000Z',
+    };
+    paymentStatus = status({ isPaid: false, paidAt: null, receipt: null, lastAttempt: attempt });
+    renderWithStore(<PaymentStatus order={order()} canPay />);
+    expect(await screen.findByText('M-Pesa did not confirm this prompt.')).toBeTruthy();
+    expect(screen.queryByText('The M-Pesa payment did not go through.')).toBeNull();
+    // The late callback pays it: the page learns of it by itself.
+    paymentStatus = status({ isPaid: true, amountPaid: 502, lastAttempt: { ...attempt, status: 'paid' } });
+    expect(await screen.findByText('M-Pesa payment received. Updating the order…', {}, { timeout: 5000 })).toBeTruthy();
+  });
+
   it('shows no payment list while the order has none', async () => {
     paymentStatus = status({ isPaid: false, paidAt: null, receipt: null });
     renderWithStore(<PaymentStatus order={order()} canPay />);

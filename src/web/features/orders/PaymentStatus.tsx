@@ -21,7 +21,9 @@ const day = (timestamp: string | null) => timestamp?.slice(0, 10) ?? '';
 function useLivePaymentStatus(order: Order) {
   const dispatch = useAppDispatch();
   const { data: current } = paymentsApi.endpoints.getPaymentStatus.useQueryState(order._id);
-  const waiting = current?.lastAttempt?.status === 'pending' && !current.isPaid && !order.isPaid;
+  // An unknown prompt (M-Pesa's answer was lost) may still be paid: keep asking, as for a pending one.
+  const open = current?.lastAttempt?.status === 'pending' || current?.lastAttempt?.status === 'unknown';
+  const waiting = open && !current?.isPaid && !order.isPaid;
   const query = useGetPaymentStatusQuery(order._id, {
     pollingInterval: waiting ? PAYMENT_POLL_MS : 0,
     // Coming back to the order must show the prompt's present state, not a cached one.
@@ -77,6 +79,21 @@ function LastAttempt({ status, canPay }: { status: PaymentStatusBody; canPay: bo
     );
   }
   if (attempt.status === 'paid') return null;
+  if (attempt.status === 'unknown') {
+    return (
+      <Message variant="info">
+        <span className="d-block fw-semibold">M-Pesa did not confirm this prompt.</span>
+        <span className="d-block">
+          If a prompt reached {attempt.phone}, enter your M-Pesa PIN: this page updates by itself when M-Pesa confirms it.
+        </span>
+        {canPay && (
+          <span className="d-block small mt-1">
+            If no prompt came, wait a minute and press <span className="text-nowrap">Pay with M-Pesa</span> again.
+          </span>
+        )}
+      </Message>
+    );
+  }
   return (
     <Message variant="warning">
       <span className="d-block fw-semibold">The M-Pesa payment did not go through.</span>
