@@ -281,6 +281,21 @@ describe('the ledger keeps every payment', () => {
   });
 });
 
+describe('callbacks are kept as sent', () => {
+  it('stores a body exactly as it came, however deeply nested, and refuses one that is not JSON', async () => {
+    const url = `${shop.url}/api/hooks/daraja/stk/${shop.mpesa.callbackSecret()}`;
+    const post = (body: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const deep = `${'{"a":'.repeat(20_000)}null${'}'.repeat(20_000)}`;
+    expect((await post(deep)).status).toBe(200);
+    const stored = (await shop.database.db.execute(
+      sql`SELECT body, outcome FROM mpesa_callbacks WHERE length(body) = ${deep.length}`,
+    )) as unknown as { rows: { body: string; outcome: string }[] };
+    expect(stored.rows).toEqual([{ body: deep, outcome: 'not_stk_result' }]);
+    const broken = await post('{"Body":');
+    expectClientError({ status: broken.status, body: await broken.json() }, 400, 'not valid JSON');
+  });
+});
+
 describe('MPESA_CALLBACK_ALLOWED_IPS', () => {
   it('keeps a callback from another address without acting on it', async () => {
     const guarded = await startTestShop({

@@ -26,10 +26,10 @@ const CALLBACK_DELAY_MS = 250;
 const HTTP_TIMEOUT_MS = 2000;
 const SLOW_ANSWER_MS = 4000;
 // Long enough for the shopper to see the first prompt time out and pay again, even at full size.
-const LATE_CALLBACK_MS = STRESS ? 8000 : 2500;
-// Short, so late successes come after it; at full size on a loaded machine a lost answer's callback
-// may take seconds to be confirmed, and must still fall within it to be matched.
-const GIVE_UP_AFTER_MS = STRESS ? 5000 : 1000;
+const LATE_CALLBACK_MS = STRESS ? 8000 : 5000;
+// Shorter than the late callbacks, so they come after it; on a loaded machine a lost answer's
+// callback may take seconds to be confirmed, and must still fall within it to be matched.
+const GIVE_UP_AFTER_MS = STRESS ? 5000 : 4000;
 
 type Scenario =
   | 'plain'

@@ -271,7 +271,8 @@ const MAX_CONFIRM_TRIES = 5;
 
 /** Stores an STK callback body exactly as it came, before anything is done with it. */
 export async function storeCallback(db: Db, body: unknown, remoteIp: string, outcome?: string): Promise<CallbackRow> {
-  const text = typeof body === 'string' ? body : JSON.stringify(body ?? null);
+  // PostgreSQL text holds no NUL character: one is kept written out, as JSON would write it.
+  const text = (typeof body === 'string' ? body : (JSON.stringify(body ?? null) ?? 'null')).replaceAll('\u0000', '\\u0000');
   const [row] = await db
     .insert(mpesaCallbacks)
     .values({ kind: 'stk', body: text, remoteIp, ...(outcome && { outcome, processedAt: sql`now()` }) })

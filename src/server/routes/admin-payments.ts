@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { errorBody, idParams } from '../../shared/schemas/common.js';
 import {
   assignPaymentBody,
-  ledgerFilter,
+  ledgerListQuery,
   ledgerPage,
   ledgerPayment,
   ledgerSummary,
@@ -31,10 +30,7 @@ const adminPaymentRoutes: FastifyPluginAsyncZod<{ db: Db; notify: Notifications 
     schema: {
       tags,
       summary: 'The M-Pesa ledger, newest first: all payments, open exceptions, or unmatched ones (admin)',
-      querystring: z.object({
-        status: ledgerFilter.default('all').catch('all'),
-        pageNumber: z.coerce.number().int().min(1).default(1).catch(1),
-      }),
+      querystring: ledgerListQuery,
       response: { 200: ledgerPage, ...errors },
     },
     handler: (request) => listLedger(db, request.query.status, request.query.pageNumber),

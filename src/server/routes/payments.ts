@@ -1,10 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorBody, idParams } from '../../shared/schemas/common.js';
 import { paymentStatus, stkPushBody, stkPushResponse } from '../../shared/schemas/payments.js';
 import type { RateLimitRule } from '../config.js';
 import { unpaidOrderForAmount } from '../domain/orders.js';
+import { AppError } from '../errors.js';
 import {
   type PaymentDeps,
   paymentStatus as readPaymentStatus,
@@ -75,32 +76,48 @@ const paymentRoutes: FastifyPluginAsyncZod<PaymentRoutesOptions> = async (
     handler: (request) => readPaymentStatus(deps.db, currentUser(request), request.params.id),
   });
 
-  app.post('/api/hooks/daraja/stk/:token', {
-    config: { xsrf: false },
-    schema: {
-      tags,
-      summary: 'Daraja posts STK results here; the path carries the shop’s callback secret',
-      params: z.object({ token: z.string().max(200) }),
-      body: z.unknown(),
-      response: { 200: z.object({ ResultCode: z.number(), ResultDesc: z.string() }) },
-    },
-    handler: async (request) => {
-      if (!sameSecret(request.params.token, callbackSecret())) {
-        request.log.warn({ ip: request.ip }, 'M-Pesa callback with a wrong secret ignored');
-        return ACK;
+  // Daraja's callbacks are taken as text: the ledger keeps the body exactly as sent, and the
+  // shop parses it only after storing it, so no body (however nested or odd) is lost or crashes.
+  await app.register(async (instance) => {
+    const hooks = instance.withTypeProvider<ZodTypeProvider>();
+    hooks.removeContentTypeParser('application/json');
+    hooks.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+      try {
+        JSON.parse(body as string);
+      } catch {
+        done(new AppError(400, 'The body is not valid JSON'));
+        return;
       }
-      if (callbackAllowedIps && !callbackAllowedIps.includes(request.ip)) {
-        // Kept, so nothing is lost if the allow-list is out of date, but never acted on.
-        await storeCallback(deps.db, request.body, request.ip, 'refused_ip');
-        request.log.warn(
-          { ip: request.ip },
-          'M-Pesa callback from an address not in MPESA_CALLBACK_ALLOWED_IPS kept, not acted on',
-        );
+      done(null, body);
+    });
+    hooks.post('/api/hooks/daraja/stk/:token', {
+      config: { xsrf: false },
+      schema: {
+        tags,
+        summary: 'Daraja posts STK results here; the path carries the shop’s callback secret',
+        params: z.object({ token: z.string().max(200) }),
+        // The body exactly as Daraja sent it: stored before anything reads it (see below).
+        body: z.string(),
+        response: { 200: z.object({ ResultCode: z.number(), ResultDesc: z.string() }) },
+      },
+      handler: async (request) => {
+        if (!sameSecret(request.params.token, callbackSecret())) {
+          request.log.warn({ ip: request.ip }, 'M-Pesa callback with a wrong secret ignored');
+          return ACK;
+        }
+        if (callbackAllowedIps && !callbackAllowedIps.includes(request.ip)) {
+          // Kept, so nothing is lost if the allow-list is out of date, but never acted on.
+          await storeCallback(deps.db, request.body, request.ip, 'refused_ip');
+          request.log.warn(
+            { ip: request.ip },
+            'M-Pesa callback from an address not in MPESA_CALLBACK_ALLOWED_IPS kept, not acted on',
+          );
+          return ACK;
+        }
+        await receiveStkCallback({ ...deps, log: request.log }, request.body, request.ip);
         return ACK;
-      }
-      await receiveStkCallback({ ...deps, log: request.log }, request.body, request.ip);
-      return ACK;
-    },
+      },
+    });
   });
 };
 

@@ -76,3 +76,13 @@ export function kshAmount(label: string) {
     .refine((n) => n <= MAX_KSH_AMOUNT, { error: `${label} is too large` })
     .refine((n) => Math.abs(Math.round(n * 100) - n * 100) < 1e-6, { error: `${label} can have at most 2 decimals` });
 }
+
+/** `pageNumber` of a paginated list: a whole number from 1, 1 when absent. */
+export const pageNumberParam = z.preprocess(
+  (v) => (v === undefined || v === '' ? 1 : Number(v)),
+  z
+    .number({ error: 'pageNumber must be a whole number from 1' })
+    .int({ error: 'pageNumber must be a whole number from 1' })
+    .min(1, { error: 'pageNumber must be a whole number from 1' })
+    .max(1_000_000, { error: 'pageNumber is too large' }),
+);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { entityId } from './common.js';
+import { entityId, pageNumberParam } from './common.js';
 
 /**
  * The payment prompt request (spec §3 and §7: phoneNumber, Amount). Duka's own client names the
@@ -82,8 +82,10 @@ export const ledgerPayment = z.object({
 });
 export type LedgerPayment = z.infer<typeof ledgerPayment>;
 
-export const ledgerFilter = z.enum(['all', 'exception', 'unmatched']);
+export const ledgerFilter = z.enum(['all', 'exception', 'unmatched'], { error: 'status must be all, exception or unmatched' });
 export type LedgerFilter = z.infer<typeof ledgerFilter>;
+
+export const ledgerListQuery = z.object({ status: ledgerFilter.default('all'), pageNumber: pageNumberParam });
 
 export const ledgerPage = z.object({
   payments: z.array(ledgerPayment),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PRODUCTS_PAGE_SIZE } from '../constants.js';
-import { formInteger, kshAmount, requiredText } from './common.js';
+import { formInteger, kshAmount, pageNumberParam, requiredText } from './common.js';
 
 /**
  * A review as every product answer carries it (spec §3: a Product has `reviews (list)`): enough
@@ -54,14 +54,7 @@ export const productPage = z.object({
 export type ProductPage = z.infer<typeof productPage>;
 
 export const productListQuery = z.object({
-  pageNumber: z.preprocess(
-    (v) => (v === undefined || v === '' ? 1 : Number(v)),
-    z
-      .number({ error: 'pageNumber must be a whole number from 1' })
-      .int({ error: 'pageNumber must be a whole number from 1' })
-      .min(1, { error: 'pageNumber must be a whole number from 1' })
-      .max(1_000_000, { error: 'pageNumber is too large' }),
-  ),
+  pageNumber: pageNumberParam,
   keyword: z.string().trim().max(100, { error: 'Search at most 100 characters' }).default(''),
 });
 export type ProductListQuery = z.infer<typeof productListQuery>;

@@ -201,7 +201,7 @@ export async function recordPayment(
       source: row.source,
       exception,
     },
-    verdict.exception ? 'M-Pesa payment recorded as an exception' : 'M-Pesa payment credited',
+    verdict.exception ? 'M-Pesa payment recorded as an exception' : 'order paid with M-Pesa',
   );
   return { kind: verdict.status === 'credited' ? 'credited' : 'exception', payment: row };
 }
