@@ -1,4 +1,6 @@
+import { fork } from 'node:child_process';
 import http from 'node:http';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { type CapturedResponse, HOP_HEADERS } from './captures.js';
 
@@ -18,10 +20,34 @@ export interface LoadRun {
   statuses: Record<string, number>;
   errors: number;
   timeouts: number;
+  /** The generator's CPU time ÷ wall time, 0 to 1 (one thread): near 1, it was the limit. */
+  generatorBusy?: number;
 }
 
-/** Loads `baseUrl` with autocannon for `seconds`, rotating over `specs` in turn. */
+/**
+ * Loads `baseUrl` with autocannon for `seconds`, rotating over `specs` in turn. autocannon runs in
+ * a process of its own, so it does not share a thread with the bench's other work (order streams,
+ * bookkeeping); the CPU it used says whether the generator, not the server, was the limit.
+ */
 export async function load(baseUrl: string, specs: RequestSpec[], connections: number, seconds: number): Promise<LoadRun> {
+  const child = fork(fileURLToPath(new URL('./load-worker.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  try {
+    return await new Promise<LoadRun>((resolve, reject) => {
+      child.once('message', (message) => resolve(message as LoadRun));
+      child.once('error', reject);
+      child.once('exit', (code) => reject(new Error(`the load generator exited with ${code}`)));
+      child.send({ baseUrl, specs, connections, seconds });
+    });
+  } finally {
+    child.kill();
+  }
+}
+
+/** The same load, in this process: what the generator's process runs. */
+export async function loadHere(baseUrl: string, specs: RequestSpec[], connections: number, seconds: number): Promise<LoadRun> {
   const first = specs[0];
   if (!first) throw new Error('a case needs at least one request');
   let next = 0;
@@ -89,6 +115,7 @@ export function mergeRuns(runs: LoadRun[]): LoadRun {
     statuses,
     errors: runs.reduce((sum, r) => sum + r.errors, 0),
     timeouts: runs.reduce((sum, r) => sum + r.timeouts, 0),
+    generatorBusy: Math.max(0, ...runs.map((r) => r.generatorBusy ?? 0)),
   };
 }
 
@@ -107,6 +134,8 @@ export interface Summary {
   statuses: Record<string, number>;
   errors: number;
   timeouts: number;
+  /** See LoadRun. */
+  generatorBusy: number;
 }
 
 export function summarise(run: LoadRun): Summary {
@@ -121,6 +150,7 @@ export function summarise(run: LoadRun): Summary {
     statuses: run.statuses,
     errors: run.errors,
     timeouts: run.timeouts,
+    generatorBusy: run.generatorBusy ?? 0,
   };
 }
 

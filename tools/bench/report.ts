@@ -176,7 +176,7 @@ export function markdown(results: BenchResults): string {
     );
     for (const c of run.cases) {
       lines.push(
-        `| ${c.label} | ${c.duka.requests} | ${fmt(c.duka.reqPerSec, 0)} | ${fmt(c.duka.p50)} | ${fmt(c.duka.p99)} | ${fmt(c.limit.reqPerSec, 0)} | ${fmt(c.limit.p50)} | ${fmt(c.limit.p99)} | ${fmt(c.ratio, 2)} | ${c.sqlPerRequest === null ? 'n/a' : fmt(c.sqlPerRequest, 2)} | ${statuses(c.duka)} | ${fmt(c.peakRssMiB ?? Number.NaN, 0)} | ${fmt(c.loadAverage, 2)} | ${target(run, c)} |`,
+        `| ${c.label} | ${c.duka.requests} | ${fmt(c.duka.reqPerSec, 0)} | ${fmt(c.duka.p50)} | ${fmt(c.duka.p99)} | ${fmt(c.limit.reqPerSec, 0)} | ${fmt(c.limit.p50)} | ${fmt(c.limit.p99)} | ${fmt(c.ratio, 2)}${c.limit.generatorBusy >= 0.9 || c.duka.generatorBusy >= 0.9 ? ' (generator-bound)' : ''} | ${c.sqlPerRequest === null ? 'n/a' : fmt(c.sqlPerRequest, 2)} | ${statuses(c.duka)} | ${fmt(c.peakRssMiB ?? Number.NaN, 0)} | ${fmt(c.loadAverage, 2)} | ${target(run, c)} |`,
       );
     }
     const streams = run.cases.filter((c) => c.stream);
