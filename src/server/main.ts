@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
 import { runPrimary } from './cluster.js';
-import { type AppConfig, loadConfig } from './config.js';
+import { type AppConfig, ConfigError, loadConfig } from './config.js';
 import { createLogger, startShop } from './shop.js';
 
 /**
@@ -13,8 +13,10 @@ let config: AppConfig;
 try {
   config = loadConfig();
 } catch (error) {
-  // A configuration mistake is the operator's to fix: say what it is, without a stack trace.
-  console.error(`Duka cannot start: ${error instanceof Error ? error.message : String(error)}`);
+  // A configuration mistake is the operator's to fix: say what it is, one line per setting,
+  // without a stack trace.
+  const problems = error instanceof ConfigError ? error.problems : [error instanceof Error ? error.message : String(error)];
+  for (const problem of problems) console.error(`Duka cannot start: ${problem}`);
   process.exit(1);
 }
 

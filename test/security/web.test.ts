@@ -70,6 +70,11 @@ beforeAll(async () => {
     // Production mode from the real entry point, with its real JSON logger at info.
     startChildShop({
       NODE_ENV: 'production',
+      // A staging shop: the simulator allowed explicitly, the demo catalogue seeded on purpose.
+      MPESA_ENV: 'simulator',
+      ALLOW_SIMULATOR_IN_PRODUCTION: 'true',
+      SEED_DEMO: 'true',
+      PUBLIC_URL: 'https://shop.example.co.ke',
       LOG_LEVEL: 'info',
       ADMIN_PASSWORD: PROD_ADMIN_PASSWORD,
       METRICS_TOKEN,
