@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { entityId } from './common.js';
+import { entityId, fromFormText } from './common.js';
 
 /** The payment prompt request (spec §7: phoneNumber, Amount; the order it pays is named too). */
 export const stkPushBody = z.object({
@@ -9,7 +9,7 @@ export const stkPushBody = z.object({
     z.string({ error: 'Enter the M-Pesa phone number' }).trim().min(1, { error: 'Enter the M-Pesa phone number' }).max(20),
   ),
   Amount: z.preprocess(
-    (v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v),
+    fromFormText,
     z.number({ error: 'Amount must be a number' }).refine(Number.isFinite, { error: 'Amount must be a number' }),
   ),
 });
@@ -104,7 +104,7 @@ export const manualPaymentBody = z.object({
   orderId: entityId,
   receipt: receiptField,
   amount: z.preprocess(
-    (v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v),
+    fromFormText,
     z.number({ error: 'Amount must be a number' }).positive({ error: 'Amount must be more than 0' }).max(1_000_000),
   ),
   phone: z.string().trim().max(20).optional(),
