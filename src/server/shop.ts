@@ -161,7 +161,8 @@ export async function startShop(config: AppConfig, options: { database?: Databas
       await payments.close();
       await worker.stop();
       unwatch();
-      await sharedState?.quit();
+      // Redis may be down: then there is nothing to say goodbye to, just drop the connection.
+      await sharedState?.quit().catch(() => sharedState.disconnect());
       await database.close();
     };
     return {
