@@ -89,6 +89,8 @@ export interface AppConfig {
   metricsToken: string | undefined;
   /** On shutdown, readiness answers 503 this long before the server stops, so a load balancer moves away first. */
   shutdownDrainMs: number;
+  /** After the drain, how long in-flight work may take before the process exits anyway. */
+  shutdownGraceMs: number;
   /** Trust X-Forwarded-* from a reverse proxy (true, or the proxies' addresses). */
   trustProxy: boolean | string;
   /** Cookies carry the Secure flag (on by default in production). */
@@ -324,6 +326,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     logLevel: env.LOG_LEVEL || (nodeEnv === 'test' ? 'silent' : 'info'),
     metricsToken: env.METRICS_TOKEN || undefined,
     shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', 0),
+    shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 15_000),
     trustProxy: trustProxySetting(env.TRUST_PROXY),
     secureCookies: flag(env, 'SECURE_COOKIES', nodeEnv === 'production'),
     sessionDays: integer(env, 'SESSION_DAYS', 30),
