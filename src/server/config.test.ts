@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from './config.js';
+import { ConfigError, loadConfig, productionProblems } from './config.js';
 
 const LIVE = {
   MPESA_CONSUMER_KEY: 'key',
@@ -7,6 +7,55 @@ const LIVE = {
   MPESA_SHORTCODE: '600000',
   MPESA_PASSKEY: 'passkey',
 };
+
+const PRODUCTION = {
+  ...LIVE,
+  NODE_ENV: 'production',
+  MPESA_ENV: 'production',
+  SEED_DEMO: 'false',
+  PUBLIC_URL: 'https://shop.example.co.ke',
+  METRICS_TOKEN: 'token',
+};
+
+describe('a production configuration', () => {
+  it('starts with every setting a real shop needs', () => {
+    expect(productionProblems(PRODUCTION)).toEqual([]);
+    expect(loadConfig(PRODUCTION).nodeEnv).toBe('production');
+  });
+
+  it('names each demo default it refuses, one line each', () => {
+    const problems = productionProblems({ NODE_ENV: 'production' });
+    expect(problems).toHaveLength(4);
+    expect(problems.join('\n')).toMatch(/MPESA_ENV[^\n]*\n[^\n]*SEED_DEMO[^\n]*\n[^\n]*PUBLIC_URL[^\n]*\n[^\n]*METRICS_TOKEN/);
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(ConfigError);
+  });
+
+  it('allows the simulator and open metrics only when asked for explicitly', () => {
+    expect(productionProblems({ ...PRODUCTION, MPESA_ENV: 'simulator' })).toEqual([
+      expect.stringContaining('ALLOW_SIMULATOR_IN_PRODUCTION=true'),
+    ]);
+    expect(productionProblems({ ...PRODUCTION, MPESA_ENV: 'simulator', ALLOW_SIMULATOR_IN_PRODUCTION: 'true' })).toEqual([]);
+    expect(productionProblems({ ...PRODUCTION, METRICS_TOKEN: undefined, METRICS_PUBLIC: 'true' })).toEqual([]);
+    expect(productionProblems({ ...PRODUCTION, METRICS_TOKEN: '' })).toEqual([expect.stringContaining('METRICS_TOKEN')]);
+  });
+
+  it('refuses http and localhost addresses', () => {
+    for (const url of [
+      'http://shop.example.co.ke',
+      'https://localhost',
+      'https://LOCALHOST.:8443/x',
+      'https://shop.localhost',
+      'nonsense',
+    ]) {
+      expect(productionProblems({ ...PRODUCTION, PUBLIC_URL: url }), url).toEqual([expect.stringContaining('PUBLIC_URL')]);
+      expect(productionProblems({ ...PRODUCTION, MPESA_CALLBACK_BASE_URL: url }), url).toEqual([
+        expect.stringContaining('MPESA_CALLBACK_BASE_URL'),
+      ]);
+    }
+    // Outside production only the live M-Pesa callback is held to https (and never localhost).
+    expect(() => loadConfig({ ...LIVE, MPESA_ENV: 'production', PUBLIC_URL: 'https://localhost:3000' })).toThrow(/not localhost/);
+  });
+});
 
 describe('M-Pesa settings', () => {
   it('has production callbacks on https only; the sandbox may use http', () => {

@@ -89,6 +89,8 @@ export interface AppConfig {
   metricsToken: string | undefined;
   /** On shutdown, readiness answers 503 this long before the server stops, so a load balancer moves away first. */
   shutdownDrainMs: number;
+  /** After the drain, how long in-flight work may take before the process exits anyway. */
+  shutdownGraceMs: number;
   /** Trust X-Forwarded-* from a reverse proxy (true, or the proxies' addresses). */
   trustProxy: boolean | string;
   /** Cookies carry the Secure flag (on by default in production). */
@@ -175,9 +177,9 @@ function loadMpesaConfig(env: Env): MpesaConfig {
   if (config.httpTimeoutMs < 1) throw new Error('MPESA_HTTP_TIMEOUT_MS must be at least 1');
   if (mode === 'production') {
     const base = config.callbackBaseUrl ?? env.PUBLIC_URL ?? '';
-    if (!/^https:\/\//i.test(base)) {
+    if (!publicHttps(base)) {
       throw new Error(
-        'MPESA_ENV=production needs an https callback: set MPESA_CALLBACK_BASE_URL (or PUBLIC_URL) to an https:// address',
+        'MPESA_ENV=production needs an https callback: set MPESA_CALLBACK_BASE_URL (or PUBLIC_URL) to a public https:// address, not localhost',
       );
     }
   }
@@ -232,12 +234,79 @@ function webConcurrency(env: Env, databaseUrl: string | undefined): number {
   return count;
 }
 
+/** The address names this machine only: `localhost`, `*.localhost`. */
+function namesLocalhost(address: string): boolean {
+  try {
+    const host = new URL(address).hostname.toLowerCase().replace(/\.$/, '');
+    return host === 'localhost' || host.endsWith('.localhost');
+  } catch {
+    return true;
+  }
+}
+
+function publicHttps(address: string): boolean {
+  return /^https:\/\/[^/\s]/i.test(address) && !namesLocalhost(address);
+}
+
+/**
+ * A production start never takes a demo default (see the README's checklist for a real shop):
+ * each problem is one line naming the setting to fix. An empty list means it may start.
+ */
+export function productionProblems(env: Env): string[] {
+  const problems: string[] = [];
+  const mpesaEnv = env.MPESA_ENV || undefined;
+  if (mpesaEnv === undefined) {
+    problems.push(
+      'NODE_ENV=production needs MPESA_ENV set to production (or sandbox): unset, it is the simulator, which marks orders paid without payment',
+    );
+  } else if (mpesaEnv === 'simulator' && flag(env, 'ALLOW_SIMULATOR_IN_PRODUCTION', false) !== true) {
+    problems.push(
+      'MPESA_ENV=simulator marks orders paid without payment: with NODE_ENV=production it also needs ALLOW_SIMULATOR_IN_PRODUCTION=true (staging only)',
+    );
+  }
+  if (env.SEED_DEMO === undefined || env.SEED_DEMO === '') {
+    problems.push(
+      'NODE_ENV=production needs SEED_DEMO set explicitly (false for a real shop): the demo seeds shoppers with a published password',
+    );
+  }
+  const publicUrl = env.PUBLIC_URL || '';
+  if (!publicHttps(publicUrl)) {
+    problems.push(
+      `NODE_ENV=production needs PUBLIC_URL to be the shop's public https:// address, not localhost; got "${publicUrl || '(unset)'}"`,
+    );
+  }
+  const callbackBase = env.MPESA_CALLBACK_BASE_URL || '';
+  if (callbackBase && !publicHttps(callbackBase)) {
+    problems.push(
+      `NODE_ENV=production needs MPESA_CALLBACK_BASE_URL to be a public https:// address, not localhost; got "${callbackBase}"`,
+    );
+  }
+  if (!env.METRICS_TOKEN && flag(env, 'METRICS_PUBLIC', false) !== true) {
+    problems.push(
+      'NODE_ENV=production needs METRICS_TOKEN (or METRICS_PUBLIC=true when the proxy keeps /metrics internal): open metrics tell registered emails from unknown ones',
+    );
+  }
+  return problems;
+}
+
+/** A configuration the shop refuses; `problems` has one line per setting to fix. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join('\n'));
+    this.name = 'ConfigError';
+  }
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const nodeEnv = env.NODE_ENV === 'production' || env.NODE_ENV === 'test' ? env.NODE_ENV : 'development';
   const port = integer(env, 'PORT', 3000);
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new Error('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  if (nodeEnv === 'production') {
+    const problems = productionProblems(env);
+    if (problems.length > 0) throw new ConfigError(problems);
   }
   return {
     nodeEnv,
@@ -257,6 +326,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     logLevel: env.LOG_LEVEL || (nodeEnv === 'test' ? 'silent' : 'info'),
     metricsToken: env.METRICS_TOKEN || undefined,
     shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', 0),
+    shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 15_000),
     trustProxy: trustProxySetting(env.TRUST_PROXY),
     secureCookies: flag(env, 'SECURE_COOKIES', nodeEnv === 'production'),
     sessionDays: integer(env, 'SESSION_DAYS', 30),

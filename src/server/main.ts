@@ -1,8 +1,8 @@
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
 import { runPrimary } from './cluster.js';
-import { type AppConfig, loadConfig } from './config.js';
-import { createLogger, startShop } from './shop.js';
+import { type AppConfig, ConfigError, loadConfig } from './config.js';
+import { createLogger, logsWritten, startShop } from './shop.js';
 
 /**
  * Starts the shop from the environment and shuts it down cleanly on SIGTERM / SIGINT. With
@@ -13,8 +13,10 @@ let config: AppConfig;
 try {
   config = loadConfig();
 } catch (error) {
-  // A configuration mistake is the operator's to fix: say what it is, without a stack trace.
-  console.error(`Duka cannot start: ${error instanceof Error ? error.message : String(error)}`);
+  // A configuration mistake is the operator's to fix: say what it is, one line per setting,
+  // without a stack trace.
+  const problems = error instanceof ConfigError ? error.problems : [error instanceof Error ? error.message : String(error)];
+  for (const problem of problems) console.error(`Duka cannot start: ${problem}`);
   process.exit(1);
 }
 
@@ -32,23 +34,29 @@ async function serve(config: AppConfig, log: Logger): Promise<void> {
 
     let closing = false;
     const shutdown = (signal: string) => {
-      if (closing) return;
+      // A second signal means "now": whatever still hangs is abandoned.
+      if (closing) {
+        log.warn({ signal }, 'second signal: exiting at once');
+        exit(log, 1);
+        return;
+      }
       closing = true;
       log.info({ signal }, 'shutting down: finishing in-flight requests');
-      const force = setTimeout(() => {
-        log.error('shutdown took 15 s longer than SHUTDOWN_DRAIN_MS; exiting');
-        process.exit(1);
-      }, 15_000 + config.shutdownDrainMs);
-      force.unref();
+      // Whatever hangs (a Daraja call, a stuck database connection, the mail worker), the
+      // process ends within SHUTDOWN_DRAIN_MS plus SHUTDOWN_GRACE_MS.
+      setTimeout(() => {
+        log.error(`shutdown took ${config.shutdownGraceMs} ms longer than SHUTDOWN_DRAIN_MS; exiting`);
+        exit(log, 1);
+      }, config.shutdownGraceMs + config.shutdownDrainMs);
       shop
         .close()
         .then(() => {
           log.info('stopped');
-          process.exit(0);
+          exit(log, 0);
         })
         .catch((error: unknown) => {
           log.error({ err: error }, 'error while shutting down');
-          process.exit(1);
+          exit(log, 1);
         });
     };
     process.on('SIGTERM', () => shutdown('SIGTERM'));
@@ -57,6 +65,11 @@ async function serve(config: AppConfig, log: Logger): Promise<void> {
     if (cluster.isWorker) process.on('disconnect', () => shutdown('primary exited'));
   } catch (error) {
     log.fatal({ err: error }, 'the shop could not start');
-    process.exit(1);
+    exit(log, 1);
   }
+}
+
+/** Exits once the waiting log lines are written, or after a second without them if nobody reads them. */
+function exit(_log: Logger, code: number): void {
+  void logsWritten(1000).then(() => process.exit(code));
 }

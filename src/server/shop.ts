@@ -1,4 +1,7 @@
+import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
+import tty from 'node:tty';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import pino, { type DestinationStream, type Logger } from 'pino';
@@ -72,6 +75,66 @@ function censor(value: unknown, path: string[]): unknown {
   return '[Redacted]';
 }
 
+/**
+ * How much log output may wait for a reader. Past it lines are dropped: a stdout pipe nobody
+ * reads (a stalled `npm start | less`, a stopped log shipper) must never hold the shop up, nor
+ * grow its memory.
+ */
+export const LOG_BUFFER_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Standard output for the logs. A pipe or a terminal is written without blocking: a line that
+ * cannot be written yet waits in memory, up to LOG_BUFFER_BYTES, and past that lines are dropped.
+ * (A blocking write to a full pipe would stop the event loop, and with it SIGTERM; an async file
+ * write to it would hold a thread that exiting waits for.) A file is written as it always was.
+ */
+class StdoutLog implements DestinationStream {
+  private readonly socket: net.Socket | undefined;
+  private readonly file: DestinationStream | undefined;
+  dropped = 0;
+
+  constructor() {
+    const stat = fs.fstatSync(1);
+    if (tty.isatty(1)) this.socket = new tty.WriteStream(1);
+    else if (stat.isFIFO() || stat.isSocket()) this.socket = new net.Socket({ fd: 1, readable: false, writable: true });
+    else this.file = pino.destination({ dest: 1, sync: true });
+    this.socket?.on('error', () => {});
+  }
+
+  write(line: string): void {
+    if (this.file) {
+      this.file.write(line);
+      return;
+    }
+    if (!this.socket || this.socket.destroyed) return;
+    if (this.socket.writableLength + line.length > LOG_BUFFER_BYTES) {
+      this.dropped += 1;
+      return;
+    }
+    this.socket.write(line);
+  }
+
+  /** Resolves once the waiting lines are written, or after `ms` if nobody reads them. */
+  drained(ms: number): Promise<void> {
+    const socket = this.socket;
+    if (!socket || socket.writableLength === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      socket.once('drain', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}
+
+let stdoutLog: StdoutLog | undefined;
+
+/** Waits at most `ms` for the log lines still in memory to be written (before exiting). */
+export function logsWritten(ms: number): Promise<void> {
+  return stdoutLog?.drained(ms) ?? Promise.resolve();
+}
+
 /** JSON lines to stdout, or to `destination` (the tests read what a shop logs). */
 export function createLogger(config: AppConfig, destination?: DestinationStream): Logger {
   const options: pino.LoggerOptions = {
@@ -90,7 +153,11 @@ export function createLogger(config: AppConfig, destination?: DestinationStream)
       censor,
     },
   };
-  return destination ? pino(options, destination) : pino(options);
+  // Asynchronous: a write to a full pipe waits in the buffer instead of blocking the event loop
+  // (which would leave the shop deaf to SIGTERM). The buffer is bounded by LOG_BUFFER_BYTES.
+  if (destination) return pino(options, destination);
+  stdoutLog ??= new StdoutLog();
+  return pino(options, stdoutLog);
 }
 
 /**
@@ -158,7 +225,8 @@ export async function startShop(config: AppConfig, options: { database?: Databas
       await payments.close();
       await worker.stop();
       unwatch();
-      await sharedState?.quit();
+      // Redis may be down: then there is nothing to say goodbye to, just drop the connection.
+      await sharedState?.quit().catch(() => sharedState.disconnect());
       await database.close();
     };
     return {

@@ -39,6 +39,7 @@ const signedIn = (status: number) => ({ guest: 401, owner: status, other: status
 const adminOnly = (status: number) => ({ guest: 401, owner: 403, other: 403, admin: status });
 
 let emailCount = 0;
+let receiptCount = 0;
 const freshEmail = () => `matrix-${Date.now()}-${++emailCount}@example.com`;
 
 async function ownerOrder(ctx: Ctx): Promise<Order> {
@@ -169,6 +170,28 @@ const MATRIX: Record<string, Row> = {
     expect: everyone(200),
     call: async () => ({ path: '/api/hooks/daraja/stk/not-the-secret', json: { Body: {} } }),
   },
+  'GET /api/admin/payments': { expect: adminOnly(200), call: async () => ({ path: '/api/admin/payments?status=exception' }) },
+  'GET /api/admin/payments/summary': { expect: adminOnly(200), call: async () => ({ path: '/api/admin/payments/summary' }) },
+  'POST /api/admin/payments': {
+    expect: adminOnly(201),
+    call: async (ctx) => {
+      const order = await ownerOrder(ctx);
+      const receipt = `MX${String(++receiptCount).padStart(8, '0')}`;
+      return { path: '/api/admin/payments', json: { orderId: order._id, receipt, amount: Math.ceil(order.totalPrice) } };
+    },
+  },
+  // Unknown payments: refused for all, by the guard before anything else.
+  'POST /api/admin/payments/{id}/assign': {
+    expect: adminOnly(404),
+    call: async (ctx) => ({
+      path: '/api/admin/payments/00000000-0000-4000-8000-000000000000/assign',
+      json: { orderId: (await ownerOrder(ctx))._id },
+    }),
+  },
+  'POST /api/admin/payments/{id}/resolve': {
+    expect: adminOnly(404),
+    call: async () => ({ path: '/api/admin/payments/00000000-0000-4000-8000-000000000000/resolve', json: { note: 'Matrix' } }),
+  },
   'GET /api/admin/mail': { expect: adminOnly(200), call: async () => ({ path: '/api/admin/mail' }) },
   'POST /api/uploads': {
     expect: adminOnly(201),
@@ -182,6 +205,23 @@ const MATRIX: Record<string, Row> = {
     },
   },
 };
+
+/**
+ * Routes whose answers do not depend on the session. Every other route's answers, to every
+ * caller and whatever their status, carry `Cache-Control: no-store`; the public catalogue keeps
+ * its caching. A new route is private unless it is added here.
+ */
+const SESSIONLESS = new Set([
+  'GET /api/health',
+  'GET /api/health/live',
+  'GET /api/products',
+  'GET /api/products/top',
+  'GET /api/products/{id}',
+  'POST /api/users/forgot-password',
+  'POST /api/users/reset-password/{token}',
+  'POST /api/hooks/daraja/stk/{token}',
+]);
+const PUBLIC_CATALOGUE = ['GET /api/products', 'GET /api/products/top', 'GET /api/products/{id}'];
 
 let shop: TestShop;
 let ownerEmail: string;
@@ -242,6 +282,9 @@ describe('authorisation matrix', () => {
           ...(call.body && { body: call.body }),
         });
         seen[role] = res.status;
+        const cacheControl = res.headers.get('cache-control') ?? '';
+        if (!SESSIONLESS.has(key)) expect(cacheControl, `${role} ${res.status}: Cache-Control`).toMatch(/\bno-store\b/);
+        if (PUBLIC_CATALOGUE.includes(key)) expect(cacheControl, `${role}: Cache-Control`).not.toMatch(/no-store|private/);
         if (res.status >= 400) {
           expect((res.body as { errors?: unknown }).errors, `${role}: ${JSON.stringify(res.body)}`).toBeDefined();
         }

@@ -219,6 +219,25 @@ describe('admin product management', () => {
     expect(res.body).toMatchObject({ name: 'Form Edited Kettle', price: 2499.5, countInStock: 12, category: 'Kitchen & Home' });
   });
 
+  it('takes images of this shop or https URLs, and prices in decimals, from JSON or forms', async () => {
+    const p = await createProduct(admin);
+    for (const image of ['/uploads/0a1b2c.webp', '/images/sample.webp', 'https://cdn.example.co.ke/shop/kettle.webp?v=2']) {
+      const res = await admin.put<Product>(`/api/products/${p._id}`, { image });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.image).toBe(image);
+    }
+    const res = await admin.request<Product>('PUT', `/api/products/${p._id}`, {
+      body: new URLSearchParams({ price: '2499.50' }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(res.body.price).toBe(2499.5);
+    const hex = await admin.request('PUT', `/api/products/${p._id}`, {
+      body: new URLSearchParams({ price: '0x10' }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expectClientError(hex, 400, 'Price must be a number');
+  });
+
   it('updates from a url-encoded form', async () => {
     const p = await createProduct(admin);
     const res = await admin.request<Product>('PUT', `/api/products/${p._id}`, {
@@ -238,6 +257,19 @@ describe('admin product management', () => {
     [{ name: '   ' }, 'Name is required'],
     [{ image: 'javascript:alert(1)' }, 'Image must be'],
     [{ image: '//evil.example/x.png' }, 'Image must be'],
+    [{ image: '/uploads/../../etc/passwd' }, 'Image must be'],
+    [{ image: '/images/..%2f..%2fsecret.webp' }, 'Image must be'],
+    [{ image: '/images/%2e%2e/x.webp' }, 'Image must be'],
+    [{ image: 'https://cdn.example.co.ke/a/../b.webp' }, 'Image must be'],
+    [{ image: '/api/users' }, 'Image must be'],
+    [{ image: '/uploads/' }, 'Image must be'],
+    [{ image: 'http://cdn.example.co.ke/x.webp' }, 'Image must be'],
+    [{ image: 'data:image/png;base64,AAAA' }, 'Image must be'],
+    [{ price: '0x10' }, 'Price must be a number'],
+    [{ price: '1e3' }, 'Price must be a number'],
+    [{ price: '0b11' }, 'Price must be a number'],
+    [{ price: 'Infinity' }, 'Price must be a number'],
+    [{ countInStock: '0x10' }, 'must be a whole number'],
     [{ name: 'x'.repeat(201) }, 'at most 200'],
   ])('refuses %j with a clear message and changes nothing', async (patch, msg) => {
     const p = await createProduct(admin, { price: 50, countInStock: 5 });

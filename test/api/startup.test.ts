@@ -98,6 +98,83 @@ describe('starting the shop with no configuration', () => {
   });
 });
 
+/** A production environment with every setting a real shop needs; each case below breaks one. */
+const PRODUCTION: Record<string, string> = {
+  NODE_ENV: 'production',
+  PUBLIC_URL: 'https://shop.example.co.ke',
+  SEED_DEMO: 'false',
+  METRICS_TOKEN: 'a-long-metrics-token',
+  MPESA_ENV: 'production',
+  MPESA_CONSUMER_KEY: 'key',
+  MPESA_CONSUMER_SECRET: 'secret',
+  MPESA_SHORTCODE: '600000',
+  MPESA_PASSKEY: 'passkey',
+};
+
+/** Runs the real entry point until it exits, and what it printed to stderr. */
+async function refusedStart(env: Record<string, string | undefined>): Promise<{ code: number | null; stderr: string }> {
+  const definedEnv = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(await freePort()), ...definedEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdout!.resume();
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  clearTimeout(timer);
+  return { code, stderr };
+}
+
+describe('a production start never takes a demo default', () => {
+  const cases: [string, Record<string, string | undefined>, RegExp][] = [
+    ['MPESA_ENV unset (the simulator)', { MPESA_ENV: undefined }, /MPESA_ENV/],
+    ['MPESA_ENV=simulator without the staging flag', { MPESA_ENV: 'simulator' }, /ALLOW_SIMULATOR_IN_PRODUCTION=true/],
+    ['SEED_DEMO not set', { SEED_DEMO: undefined }, /SEED_DEMO/],
+    ['PUBLIC_URL unset', { PUBLIC_URL: undefined }, /PUBLIC_URL/],
+    ['PUBLIC_URL over http', { PUBLIC_URL: 'http://shop.example.co.ke' }, /PUBLIC_URL/],
+    ['PUBLIC_URL on localhost', { PUBLIC_URL: 'https://localhost:3000' }, /PUBLIC_URL.*localhost/],
+    ['the callback base over http', { MPESA_CALLBACK_BASE_URL: 'http://pay.example.co.ke' }, /MPESA_CALLBACK_BASE_URL/],
+    ['the callback base on localhost', { MPESA_CALLBACK_BASE_URL: 'https://pay.localhost' }, /MPESA_CALLBACK_BASE_URL/],
+    ['METRICS_TOKEN unset', { METRICS_TOKEN: undefined }, /METRICS_TOKEN/],
+  ];
+  for (const [what, change, message] of cases) {
+    it(`refuses ${what}: exits non-zero with one line naming the setting`, async () => {
+      const { code, stderr } = await refusedStart({ ...PRODUCTION, ...change });
+      expect(code, stderr).not.toBe(0);
+      const lines = stderr.split('\n').filter((line) => line.startsWith('Duka cannot start:'));
+      expect(lines, stderr).toHaveLength(1);
+      expect(lines[0]).toMatch(message);
+      expect(stderr).not.toMatch(/\n\s+at /);
+    });
+  }
+
+  it('starts for staging with the simulator allowed explicitly and metrics public by choice', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'duka-staging-'));
+    cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }));
+    const env: Record<string, string> = {
+      ...PRODUCTION,
+      MPESA_ENV: 'simulator',
+      ALLOW_SIMULATOR_IN_PRODUCTION: 'true',
+      METRICS_PUBLIC: 'true',
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: String(await freePort()),
+    };
+    delete env.METRICS_TOKEN;
+    if (process.env.TEST_DATABASE_URL) {
+      const db = await freshPostgresUrl(process.env.TEST_DATABASE_URL);
+      cleanups.push(db.drop);
+      env.DATABASE_URL = db.url;
+    }
+    const shop = await startMain(env);
+    expect((await fetch(`http://127.0.0.1:${env.PORT}/api/health`)).status).toBe(200);
+    shop.child.kill('SIGTERM');
+    expect(await shop.exit, shop.output()).toBe(0);
+  });
+});
+
 describe('an unexpected failure', () => {
   it('answers 500 with a generic msg and no internals, and health reports the database down', async () => {
     const shop = await startTestShop();

@@ -4,7 +4,7 @@ import { FORGOT_PASSWORD_MSG } from '../../src/server/domain/accounts.js';
 import type { PublicUser } from '../../src/shared/schemas/users.js';
 import type { ApiClient } from '../support/client.js';
 import { expectClientError } from '../support/fixtures.js';
-import { readOutbox, resetTokenFrom, waitForMail } from '../support/outbox.js';
+import { readOutbox, resetTokenFrom, waitForMail, waitForMailAbout } from '../support/outbox.js';
 import { ADMIN_EMAIL, startTestShop, type TestShop } from '../support/shop.js';
 
 let shop: TestShop;
@@ -114,11 +114,16 @@ describe('profiles', () => {
       name: 'New Name',
       email: newEmail,
       password: '',
+      currentPassword: 'first-password',
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ name: 'New Name', email: newEmail });
     await shop.client().signIn(newEmail, 'first-password');
-    await c.put('/api/users/profile', { name: 'Newer Name' });
+    // A new name alone, or the same email sent back by the form, needs no current password.
+    expect((await c.put('/api/users/profile', { name: 'Newer Name' })).status).toBe(200);
+    const same = await c.put<PublicUser>('/api/users/profile', { name: 'Newest Name', email: newEmail, password: '' });
+    expect(same.status).toBe(200);
+    expect(same.body.name).toBe('Newest Name');
     await shop.client().signIn(newEmail, 'first-password');
   });
 
@@ -128,7 +133,8 @@ describe('profiles', () => {
     await here.signUp('Changer', email, 'first-password');
     const elsewhere = shop.client();
     await elsewhere.signIn(email, 'first-password');
-    expect((await here.put('/api/users/profile', { password: 'second-password' })).status).toBe(200);
+    const res = await here.put('/api/users/profile', { password: 'second-password', currentPassword: 'first-password' });
+    expect(res.status).toBe(200);
     expect((await here.get('/api/users/profile')).status).toBe(200);
     expectClientError(await elsewhere.get('/api/users/profile'), 401);
     expectClientError(await shop.client().post('/api/users/auth', { email, password: 'first-password' }), 401);
@@ -138,7 +144,135 @@ describe('profiles', () => {
   it('refuses taking another account’s email', async () => {
     const a = await shop.shopper();
     const b = await shop.shopper();
-    expectClientError(await b.put('/api/users/profile', { email: a.user!.email }), 400, 'already exists');
+    expectClientError(
+      await b.put('/api/users/profile', { email: a.user!.email, currentPassword: 'shopper-pass-1' }),
+      400,
+      'already exists',
+    );
+  });
+});
+
+describe('taking over an account with only its session', () => {
+  it('refuses a new email or password without the current password, or with a wrong one, and changes nothing', async () => {
+    const email = uniqueEmail();
+    const owner = shop.client();
+    await owner.signUp('Owner', email, 'owner-password');
+    const holder = shop.client();
+    await holder.signIn(email, 'owner-password');
+    const attackerEmail = uniqueEmail();
+    const attempts = [
+      { email: attackerEmail },
+      { password: 'taken-over-1' },
+      { email: attackerEmail, password: 'taken-over-1' },
+      { email: attackerEmail, currentPassword: '' },
+    ];
+    for (const body of attempts) {
+      expectClientError(await holder.put('/api/users/profile', body), 400, 'current password');
+    }
+    expectClientError(
+      await holder.put('/api/users/profile', { email: attackerEmail, password: 'taken-over-1', currentPassword: 'a-guess-123' }),
+      400,
+      'not correct',
+    );
+    expectClientError(await holder.put('/api/users/profile', { currentPassword: 7, password: 'taken-over-1' }), 400);
+    // Nothing changed and nobody was signed out.
+    expect((await owner.get<PublicUser>('/api/users/profile')).body.email).toBe(email);
+    expect((await holder.get('/api/users/profile')).status).toBe(200);
+    await shop.client().signIn(email, 'owner-password');
+    expectClientError(await shop.client().post('/api/users/auth', { email: attackerEmail, password: 'taken-over-1' }), 401);
+  });
+
+  it('tells the old address of a new email, and the old address no longer signs in', async () => {
+    const email = uniqueEmail();
+    const c = shop.client();
+    await c.signUp('Mover', email, 'mover-password');
+    const newEmail = uniqueEmail();
+    const res = await c.put('/api/users/profile', { email: newEmail, currentPassword: 'mover-password' });
+    expect(res.status).toBe(200);
+    const notice = await waitForMailAbout(shop.config.dataDir, email, /was changed/);
+    expect(notice).toMatch(/^Subject: Your Duka account was changed/m);
+    expect(notice).toContain('email address was changed');
+    expect(notice).toContain(newEmail);
+    expect(notice).toContain('If it was not you');
+    expect(notice).toMatch(/\d{2} \w{3} \d{4} \d{2}:\d{2} UTC/);
+    expectClientError(await shop.client().post('/api/users/auth', { email, password: 'mover-password' }), 401);
+    await shop.client().signIn(newEmail, 'mover-password');
+    // This session stays signed in.
+    expect((await c.get<PublicUser>('/api/users/profile')).body.email).toBe(newEmail);
+  });
+
+  it('tells the old address of a new password, keeps this session and signs out the others', async () => {
+    const email = uniqueEmail();
+    const here = shop.client();
+    await here.signUp('Careful', email, 'careful-password');
+    const phone = shop.client();
+    await phone.signIn(email, 'careful-password');
+    const res = await here.put('/api/users/profile', { password: 'careful-password-2', currentPassword: 'careful-password' });
+    expect(res.status).toBe(200);
+    const notice = await waitForMailAbout(shop.config.dataDir, email, /was changed/);
+    expect(notice).toMatch(/^Subject: Your Duka password was changed/m);
+    expect(notice).toContain('password was changed');
+    expect(notice).toContain('/forgot-password');
+    expect((await here.get('/api/users/profile')).status).toBe(200);
+    expectClientError(await phone.get('/api/users/profile'), 401);
+  });
+});
+
+describe('reset links die with a change', () => {
+  async function withResetLink(name: string) {
+    const email = uniqueEmail();
+    const c = shop.client();
+    await c.signUp(name, email, 'original-pass');
+    await shop.client().post('/api/users/forgot-password', { email });
+    const token = resetTokenFrom(await waitForMail(shop.config.dataDir, email));
+    return { c, email, token };
+  }
+
+  const expectDead = async (token: string) =>
+    expectClientError(
+      await shop.client().post(`/api/users/reset-password/${token}`, { password: 'hijacked-pass' }),
+      400,
+      'invalid or has expired',
+    );
+
+  it('after the user changes their password', async () => {
+    const { c, token } = await withResetLink('Changes Secret');
+    expect((await c.put('/api/users/profile', { password: 'changed-pass', currentPassword: 'original-pass' })).status).toBe(200);
+    await expectDead(token);
+  });
+
+  it('after the user changes their email', async () => {
+    const { c, token } = await withResetLink('Changes Email');
+    expect((await c.put('/api/users/profile', { email: uniqueEmail(), currentPassword: 'original-pass' })).status).toBe(200);
+    await expectDead(token);
+  });
+
+  it('after an admin changes the email: the user is signed out and the old address told', async () => {
+    const { c, email, token } = await withResetLink('Admin Edits Email');
+    const newEmail = uniqueEmail();
+    expect((await admin.put(`/api/users/${c.user!._id}`, { email: newEmail })).status).toBe(200);
+    await expectDead(token);
+    expectClientError(await c.get('/api/users/profile'), 401);
+    const notice = await waitForMailAbout(shop.config.dataDir, email, /was changed/);
+    expect(notice).toContain('by an administrator');
+    expect(notice).toContain(newEmail);
+    await shop.client().signIn(newEmail, 'original-pass');
+  });
+
+  it('after an admin sets a password', async () => {
+    const { c, token } = await withResetLink('Admin Sets Secret');
+    expect((await admin.put(`/api/users/${c.user!._id}`, { password: 'admin-chose-it' })).status).toBe(200);
+    await expectDead(token);
+    expectClientError(await c.get('/api/users/profile'), 401);
+  });
+
+  it('but not after an admin edit of the name only', async () => {
+    const { c, token } = await withResetLink('Admin Renames');
+    const phone = shop.client();
+    await phone.signIn(c.user!.email, 'original-pass');
+    expect((await admin.put(`/api/users/${c.user!._id}`, { name: 'Renamed', email: c.user!.email })).status).toBe(200);
+    expect((await phone.get('/api/users/profile')).status).toBe(200);
+    expect((await shop.client().post(`/api/users/reset-password/${token}`, { password: 'still-works-1' })).status).toBe(200);
   });
 });
 

@@ -246,6 +246,9 @@ if (NGINX && POSTGRES) {
       // Two instances of one machine (duka@.service): one DATA_DIR, one database, one Redis.
       const env = {
         NODE_ENV: 'production',
+        // The demo catalogue on purpose; /metrics is kept internal by nginx, which this test checks.
+        SEED_DEMO: 'true',
+        METRICS_PUBLIC: 'true',
         TRUST_PROXY: '127.0.0.1',
         PUBLIC_URL: base,
         DATABASE_URL: database.url,

@@ -24,6 +24,19 @@ export async function waitForMail(dataDir: string, to: string, timeoutMs = 5000)
   }
 }
 
+/** Waits for a message to `to` whose subject matches, when others may have gone to that address before. */
+export async function waitForMailAbout(dataDir: string, to: string, subject: RegExp, timeoutMs = 5000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const mail = (await readOutbox(dataDir))
+      .reverse()
+      .find((m) => new RegExp(`^To: .*${to}`, 'mi').test(m) && subject.test(/^Subject: (.*)$/m.exec(m)?.[1] ?? ''));
+    if (mail) return mail;
+    if (Date.now() > deadline) throw new Error(`no mail to ${to} about ${subject} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** The reset token from the link in a password reset mail's text part. */
 export function resetTokenFrom(mail: string): string {
   const match = /\/reset-password\/([A-Za-z0-9_-]+)/.exec(mail);

@@ -189,6 +189,11 @@ async function startDuka(env: Record<string, string>, logFile: string): Promise<
       LOG_LEVEL: 'warn',
       ADMIN_PASSWORD,
       SEED_DEMO: 'false',
+      // A bench, not a shop: the simulator and an open /metrics (read below), both allowed explicitly.
+      MPESA_ENV: 'simulator',
+      ALLOW_SIMULATOR_IN_PRODUCTION: 'true',
+      METRICS_PUBLIC: 'true',
+      PUBLIC_URL: 'https://bench.example.co.ke',
       // The bench serves plain http on 127.0.0.1.
       SECURE_COOKIES: 'false',
       // Sign-in and orders are loaded on purpose, far past what a person does.

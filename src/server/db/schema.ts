@@ -235,7 +235,7 @@ export const mailQueue = pgTable(
   'mail_queue',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    /** password_reset | order_placed | order_paid | order_delivered */
+    /** password_reset | account_changed | order_placed | order_paid | order_delivered */
     kind: text('kind').notNull(),
     toAddress: text('to_address').notNull(),
     subject: text('subject').notNull(),

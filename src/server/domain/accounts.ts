@@ -92,19 +92,72 @@ async function saveUserChanges(
   }
 }
 
+export const CURRENT_PASSWORD_REQUIRED = 'Enter your current password to change your email or password';
+export const CURRENT_PASSWORD_WRONG = 'Your current password is not correct';
+
+/** Every reset link of a user that has not been used yet stops working. */
+async function revokeResetLinks(db: Queryable, userId: string): Promise<void> {
+  await db.delete(passwordResetTokens).where(eq(passwordResetTokens.userId, userId));
+}
+
 /**
- * A shopper edits their own name, email or password. A new password signs out their other
- * sessions (the one making the change stays signed in).
+ * What follows a change of password or email, in the transaction that made it: every reset link
+ * dies, the sessions go (but `keepToken`'s, the one that made the change), and the old address is
+ * told what changed.
+ */
+async function afterCredentialsChange(
+  tx: Queryable,
+  notify: Notifications,
+  before: UserRow,
+  after: UserRow,
+  change: { password: boolean; byAdmin: boolean; keepToken?: string | undefined },
+): Promise<void> {
+  const emailChanged = after.email !== before.email;
+  await revokeResetLinks(tx, before.id);
+  if (change.password || change.byAdmin) await deleteUserSessions(tx, before.id, change.keepToken);
+  await notify.accountChanged(tx, before.email, before.name, {
+    password: change.password,
+    newEmail: emailChanged ? after.email : undefined,
+    at: new Date(),
+    byAdmin: change.byAdmin,
+  });
+}
+
+/**
+ * A shopper edits their own name, email or password. A new email or password needs the current
+ * password, so a borrowed or stolen session cannot take the account over; the old address is
+ * told, every reset link dies, and a new password signs out the other sessions (the one making
+ * the change stays signed in).
  */
 export async function updateProfile(
   db: Db,
+  notify: Notifications,
   self: SessionUser,
   body: ProfileUpdateBody,
   currentToken: string,
 ): Promise<PublicUser> {
+  const before = await findUser(db, self.id);
+  const emailChanges = body.email !== undefined && body.email !== before.email;
+  const passwordChanges = body.password !== undefined;
+  if (!emailChanges && !passwordChanges) return toPublicUser(await saveUserChanges(db, self.id, { name: body.name }));
+  if (!body.currentPassword) throw badRequest(CURRENT_PASSWORD_REQUIRED, 'currentPassword');
+  if (!(await verifyPassword(before.passwordHash, body.currentPassword))) {
+    throw badRequest(CURRENT_PASSWORD_WRONG, 'currentPassword');
+  }
   const passwordHash = body.password ? await hashPassword(body.password) : undefined;
-  const row = await saveUserChanges(db, self.id, { name: body.name, email: body.email, passwordHash });
-  if (passwordHash) await deleteUserSessions(db, self.id, currentToken);
+  const row = await db.transaction(async (tx) => {
+    const after = await saveUserChanges(tx, self.id, {
+      name: body.name,
+      email: emailChanges ? body.email : undefined,
+      passwordHash,
+    });
+    await afterCredentialsChange(tx, notify, before, after, {
+      password: passwordChanges,
+      byAdmin: false,
+      keepToken: currentToken,
+    });
+    return after;
+  });
   return toPublicUser(row);
 }
 
@@ -117,7 +170,11 @@ async function lockAdmins(tx: Tx): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
-export async function adminUpdateUser(db: Db, id: string, body: AdminUserUpdateBody): Promise<PublicUser> {
+/**
+ * An admin edits a user, with no current password. A new email or password revokes the user's
+ * reset links and signs them out everywhere, and the old address is told.
+ */
+export async function adminUpdateUser(db: Db, notify: Notifications, id: string, body: AdminUserUpdateBody): Promise<PublicUser> {
   const passwordHash = body.password ? await hashPassword(body.password) : undefined;
   const row = await db.transaction(async (tx) => {
     const admins = await lockAdmins(tx);
@@ -125,9 +182,12 @@ export async function adminUpdateUser(db: Db, id: string, body: AdminUserUpdateB
     if (target.isAdmin && body.isAdmin === false && admins.length <= 1) {
       throw badRequest('The last admin cannot be demoted', 'isAdmin');
     }
-    return saveUserChanges(tx, id, { name: body.name, email: body.email, passwordHash, isAdmin: body.isAdmin });
+    const after = await saveUserChanges(tx, id, { name: body.name, email: body.email, passwordHash, isAdmin: body.isAdmin });
+    if (passwordHash || after.email !== target.email) {
+      await afterCredentialsChange(tx, notify, target, after, { password: passwordHash !== undefined, byAdmin: true });
+    }
+    return after;
   });
-  if (passwordHash) await deleteUserSessions(db, id);
   return toPublicUser(row);
 }
 

@@ -30,7 +30,16 @@ export function outboxTransport(dir: string, from: string): MailTransport {
       await fs.mkdir(dir, { recursive: true });
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
       const file = path.join(dir, `${stamp}-${randomBytes(4).toString('hex')}.eml`);
-      await fs.writeFile(file, info.message as Buffer);
+      // Written under a temporary name, then renamed: a crash mid-write never leaves an empty or
+      // partial .eml, and a reader of the folder only ever sees whole messages.
+      const partial = `${file}.${process.pid}.partial`;
+      try {
+        await fs.writeFile(partial, info.message as Buffer);
+        await fs.rename(partial, file);
+      } catch (error) {
+        await fs.rm(partial, { force: true });
+        throw error;
+      }
       return file;
     },
     close() {},

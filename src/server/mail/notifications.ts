@@ -1,7 +1,14 @@
 import type { Order } from '../../shared/schemas/orders.js';
 import type { Queryable } from '../db/client.js';
 import { enqueueMail } from './queue.js';
-import { orderDeliveredMail, orderPaidMail, orderPlacedMail, passwordResetMail } from './templates.js';
+import {
+  type AccountChange,
+  accountChangedMail,
+  orderDeliveredMail,
+  orderPaidMail,
+  orderPlacedMail,
+  passwordResetMail,
+} from './templates.js';
 
 /**
  * The mails the shop sends, each queued in the transaction of the change that causes it, so a
@@ -9,6 +16,8 @@ import { orderDeliveredMail, orderPaidMail, orderPlacedMail, passwordResetMail }
  */
 export interface Notifications {
   passwordReset(q: Queryable, to: string, name: string, link: string): Promise<void>;
+  /** To the address the account had before the change. */
+  accountChanged(q: Queryable, to: string, name: string, change: AccountChange): Promise<void>;
   orderPlaced(q: Queryable, order: Order): Promise<void>;
   /** `amountPaid`: the shillings M-Pesa charged, when the payment came through M-Pesa. */
   orderPaid(q: Queryable, order: Order, amountPaid?: number): Promise<void>;
@@ -20,6 +29,10 @@ export function createNotifications(shopUrl: string, queued: () => void): Notifi
   return {
     async passwordReset(q, to, name, link) {
       await enqueueMail(q, 'password_reset', passwordResetMail(to, name, link));
+      queued();
+    },
+    async accountChanged(q, to, name, change) {
+      await enqueueMail(q, 'account_changed', accountChangedMail(to, name, change, shopUrl));
       queued();
     },
     async orderPlaced(q, order) {

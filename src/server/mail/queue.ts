@@ -4,7 +4,7 @@ import type { Db, Queryable } from '../db/client.js';
 import { mailQueue } from '../db/schema.js';
 import type { MailMessage, MailTransport } from './mailer.js';
 
-export type MailKind = 'password_reset' | 'order_placed' | 'order_paid' | 'order_delivered';
+export type MailKind = 'password_reset' | 'account_changed' | 'order_placed' | 'order_paid' | 'order_delivered';
 export const MAIL_STATUSES = ['queued', 'sending', 'sent', 'failed'] as const;
 export type MailStatus = (typeof MAIL_STATUSES)[number];
 

@@ -289,6 +289,77 @@ export function passwordResetMail(to: string, name: string, link: string): MailM
   };
 }
 
+/** What changed on an account, for the notice sent to its old address. */
+export interface AccountChange {
+  password: boolean;
+  /** The new address, when the email changed. */
+  newEmail?: string | undefined;
+  /** When the change was made. */
+  at: Date;
+  /** Made by an admin of the shop rather than the account's owner. */
+  byAdmin: boolean;
+}
+
+/** "Tue, 24 Nov 2026 09:41 UTC": the time of a change, the same in every mail client. */
+function changeTime(at: Date): string {
+  return `${at.toUTCString().slice(0, 22)} UTC`;
+}
+
+/**
+ * Sent to the address an account had before its password or email changed: what changed, when,
+ * and what to do if it was not its owner. It goes to the old address so that whoever took the
+ * account over cannot hide it.
+ */
+export function accountChangedMail(to: string, name: string, change: AccountChange, shopUrl: string): MailMessage {
+  const what =
+    change.password && change.newEmail
+      ? 'password and email address were'
+      : change.password
+        ? 'password was'
+        : 'email address was';
+  const subject = `Your ${SHOP_NAME} ${change.password && !change.newEmail ? 'password' : 'account'} was changed`;
+  const who = change.byAdmin ? `by an administrator of ${SHOP_NAME}` : 'from your account';
+  const facts = [
+    `The ${what} changed on ${changeTime(change.at)} ${who}.`,
+    ...(change.newEmail ? [`The account's email address is now ${change.newEmail}; this address no longer signs in.`] : []),
+  ];
+  const reset = `${baseUrl(shopUrl)}/forgot-password`;
+  const advice =
+    `If it was not you, someone else may have your account: reply to this e-mail or contact ${SHOP_NAME} at once` +
+    (change.newEmail ? ' so that we can give it back to you.' : `, and choose a new password at ${reset}.`);
+  const adviceHtml = change.newEmail
+    ? escapeHtml(advice)
+    : `If it was not you, someone else may have your account: reply to this e-mail or contact ${SHOP_NAME} at once, and ${link(reset, 'choose a new password')}.`;
+  return {
+    to,
+    subject,
+    text: [
+      `Hello ${name},`,
+      '',
+      ...facts,
+      '',
+      advice,
+      '',
+      'If it was you, there is nothing to do.',
+      '',
+      textFooter(shopUrl),
+    ].join('\n'),
+    html: layout({
+      title: subject,
+      preheader: facts[0] ?? subject,
+      shopUrl,
+      reason: `You get this e-mail because the ${what} changed on your ${SHOP_NAME} account.`,
+      body: [
+        heading(subject),
+        para(`Hello ${escapeHtml(name)},`, 'margin-top:14px'),
+        ...facts.map((fact) => para(escapeHtml(fact))),
+        para(adviceHtml),
+        para('If it was you, there is nothing to do.', 'margin:14px 0 0'),
+      ].join('\n'),
+    }),
+  };
+}
+
 /** Sent when an order is created: what was ordered, where it goes and how to pay with M-Pesa. */
 export function orderPlacedMail(order: Order, shopUrl: string): MailMessage {
   const user = customerOf(order);

@@ -11,6 +11,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The signed-in user, set by the requireUser / requireAdmin guards. */
     user: SessionUser | null;
+    /** The answer depends on the session (set by the guards and by starting or ending one): sent with `Cache-Control: no-store`. */
+    privateAnswer: boolean;
   }
   interface FastifyReply {
     startSession(userId: string): Promise<void>;
@@ -40,8 +42,17 @@ export default fp(
     };
 
     app.decorateRequest('user', null);
+    app.decorateRequest('privateAnswer', false);
+
+    // An answer that depends on the session (a guarded route, whatever its status, or one that
+    // starts or ends a session) is for this browser only: no shared or browser cache may keep it.
+    app.addHook('onSend', async (request, reply, payload) => {
+      if (request.privateAnswer) reply.header('cache-control', 'no-store');
+      return payload;
+    });
 
     async function loadUser(request: FastifyRequest): Promise<SessionUser | null> {
+      request.privateAnswer = true;
       const token = request.cookies[SESSION_COOKIE];
       if (!token || token.length > 100) return null;
       request.user = await findSessionUser(db, token);
@@ -59,11 +70,13 @@ export default fp(
     });
 
     app.decorateReply('startSession', async function (this: FastifyReply, userId: string) {
+      this.request.privateAnswer = true;
       const { token, expiresAt } = await createSession(db, userId, config.sessionDays);
       this.setCookie(SESSION_COOKIE, token, { ...cookieOptions, expires: expiresAt });
     });
 
     app.decorateReply('endSession', async function (this: FastifyReply) {
+      this.request.privateAnswer = true;
       const token = this.request.cookies[SESSION_COOKIE];
       if (token) await deleteSession(db, token);
       this.clearCookie(SESSION_COOKIE, cookieOptions);

@@ -34,6 +34,10 @@ import { currentUser, SESSION_COOKIE } from '../plugins/sessions.js';
 const tags = ['users'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 429: errorBody };
 
+function hasCurrentPassword(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && 'currentPassword' in body && body.currentPassword !== undefined;
+}
+
 function limit(rule: { max: number; windowMs: number }) {
   return { rateLimit: { max: rule.max, timeWindow: rule.windowMs } };
 }
@@ -113,13 +117,22 @@ const userRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; confi
 
   app.put('/api/users/profile', {
     onRequest: app.requireUser,
+    // Guessing the current password is limited like signing in; edits that do not give one are not counted.
+    config: {
+      rateLimit: {
+        max: config.rateLimits.login.max,
+        timeWindow: config.rateLimits.login.windowMs,
+        hook: 'preHandler',
+        allowList: (request) => !hasCurrentPassword(request.body),
+      },
+    },
     schema: {
       tags,
-      summary: 'Update your own profile; an empty password leaves it unchanged',
+      summary: 'Update your own profile; an empty password leaves it unchanged. A new email or password needs currentPassword',
       body: profileUpdateBody,
       response: { 200: publicUser, ...errors },
     },
-    handler: (request) => updateProfile(db, currentUser(request), request.body, request.cookies[SESSION_COOKIE] ?? ''),
+    handler: (request) => updateProfile(db, notify, currentUser(request), request.body, request.cookies[SESSION_COOKIE] ?? ''),
   });
 
   app.get('/api/users', {
@@ -148,7 +161,7 @@ const userRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; confi
       body: adminUserUpdateBody,
       response: { 200: publicUser, ...errors },
     },
-    handler: (request) => adminUpdateUser(db, request.params.id, request.body),
+    handler: (request) => adminUpdateUser(db, notify, request.params.id, request.body),
   });
 
   app.delete('/api/users/:id', {

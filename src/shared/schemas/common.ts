@@ -26,10 +26,17 @@ export function requiredText(label: string, max = 200) {
     .max(max, { error: `${label} must be at most ${max} characters` });
 }
 
-function fromFormText(value: unknown): unknown {
+/** Decimal notation only: "12", "-3", "2499.50", ".5". Not "0x10", "1e3", "0b1", "Infinity". */
+const DECIMAL = /^-?(\d+(\.\d*)?|\.\d+)$/;
+
+/**
+ * A number sent as form text becomes a number only when it is written in decimals; anything else
+ * stays text, which the number schema then refuses ("must be a number").
+ */
+export function fromFormText(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   const text = value.trim();
-  return text === '' ? value : Number(text);
+  return DECIMAL.test(text) ? Number(text) : value;
 }
 
 /** A number sent as JSON or as form text ("12.50"). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { entityId, pageNumberParam } from './common.js';
+import { entityId, fromFormText, pageNumberParam } from './common.js';
 
 /**
  * The payment prompt request (spec §3 and §7: phoneNumber, Amount). Duka's own client names the
@@ -12,7 +12,7 @@ export const stkPushBody = z.object({
     z.string({ error: 'Enter the M-Pesa phone number' }).trim().min(1, { error: 'Enter the M-Pesa phone number' }).max(20),
   ),
   Amount: z.preprocess(
-    (v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v),
+    fromFormText,
     z.number({ error: 'Amount must be a number' }).refine(Number.isFinite, { error: 'Amount must be a number' }),
   ),
 });
@@ -109,7 +109,7 @@ export const manualPaymentBody = z.object({
   orderId: entityId,
   receipt: receiptField,
   amount: z.preprocess(
-    (v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v),
+    fromFormText,
     z.number({ error: 'Amount must be a number' }).positive({ error: 'Amount must be more than 0' }).max(1_000_000),
   ),
   phone: z.string().trim().max(20).optional(),

@@ -59,18 +59,34 @@ export const productListQuery = z.object({
 });
 export type ProductListQuery = z.infer<typeof productListQuery>;
 
+/** An image of this shop: one name under /uploads/ (uploaded) or /images/ (the demo catalogue). */
+const SHOP_IMAGE_PATH = /^\/(uploads|images)\/[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
+
+/** A ".." path segment, plain or percent-encoded ("%2e%2e", ".%2E"). */
+const PARENT_SEGMENT = /(^|[/\\])(\.|%2e){2}([/\\?#]|$)/i;
+
+function isImageRef(value: string): boolean {
+  if (PARENT_SEGMENT.test(value) || value.includes('\\')) return false;
+  if (SHOP_IMAGE_PATH.test(value)) return true;
+  if (!/^https:\/\/[^\s/?#]+[^\s]*$/i.test(value)) return false;
+  try {
+    return new URL(value).protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
 /**
- * An image reference: a path on this shop ("/images/…", "/uploads/…") or an http(s) URL.
- * Anything else (javascript:, data:, protocol-relative) is refused so it can never run as script.
+ * An image reference: an image of this shop ("/uploads/…", "/images/…") or an https URL, never
+ * with a "../" in it. Anything else (javascript:, data:, http:, protocol-relative, other paths)
+ * is refused, so it can never run as script, load over plain http, or climb out of its folder.
  */
 export const imageRef = z
   .string({ error: 'Image is required' })
   .trim()
   .min(1, { error: 'Image is required' })
   .max(500, { error: 'Image URL is too long' })
-  .refine((v) => (v.startsWith('/') && !v.startsWith('//') && !v.includes('\\')) || /^https?:\/\/[^\s]+$/i.test(v), {
-    error: 'Image must be a path on this shop or an http(s) URL',
-  });
+  .refine(isImageRef, { error: 'Image must be an /uploads/ or /images/ path of this shop, or an https:// URL' });
 
 export const productUpdateBody = z.object({
   name: requiredText('Name', 200).optional(),

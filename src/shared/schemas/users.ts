@@ -43,6 +43,11 @@ export const profileUpdateBody = z.object({
   name: userName.optional(),
   email: email.optional(),
   password: optionalNewPassword,
+  /** Required, and checked, when the email or the password changes. */
+  currentPassword: z.preprocess(
+    (v) => (v === '' || v === null ? undefined : v),
+    z.string({ error: 'Current password must be text' }).max(1024, { error: 'Current password is too long' }).optional(),
+  ),
 });
 export type ProfileUpdateBody = z.infer<typeof profileUpdateBody>;
 

@@ -37,11 +37,35 @@ export const paths = {
   },
 } as const;
 
+/** Tab, CR, LF and every other control character: browsers drop some of them from URLs. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+/** Any origin will do: only whether a target stays on it matters. */
+const PROBE_ORIGIN = 'https://duka.invalid';
+
 /**
- * A redirect target from the query string, only if it is a path on this site: an open redirect
- * to another site ("//evil.example") is never followed.
+ * A redirect target from the query string, only if it is a path on this site; anything else goes
+ * home. An open redirect to another site is never followed: not "//evil.example", not "/\\evil",
+ * not "/%09/evil.example" (a browser drops the tab and reads "//evil.example"), not a full URL,
+ * and not a path that turns into one of those once decoded again.
  */
 export function safeRedirect(value: string | null): string {
-  if (!value?.startsWith('/') || value.startsWith('//') || value.includes('\\')) return '/';
+  if (!value || !isSamePath(value)) return '/';
+  let decoded = value;
+  try {
+    decoded = decodeURIComponent(value);
+  } catch {
+    return '/';
+  }
+  if (!isSamePath(decoded)) return '/';
   return value;
+}
+
+function isSamePath(value: string): boolean {
+  if (!value.startsWith('/') || value.startsWith('//') || value.includes('\\') || CONTROL.test(value)) return false;
+  try {
+    return new URL(value, PROBE_ORIGIN).origin === PROBE_ORIGIN;
+  } catch {
+    return false;
+  }
 }

@@ -48,6 +48,10 @@ function ProfileForm() {
   const [email, setEmail] = useState(storedUser?.email ?? '');
   const [password, setPassword] = useState('');
   const [confirmPassword, setConfirmPassword] = useState('');
+  const [currentPassword, setCurrentPassword] = useState('');
+  // A new email or password needs the current password; a new name alone does not.
+  const savedEmail = profile.data?.email ?? storedUser?.email ?? '';
+  const needsCurrentPassword = password !== '' || email.trim().toLowerCase() !== savedEmail;
 
   // Whenever a fresh profile arrives (first load, or after an update), show what the server holds.
   useEffect(() => {
@@ -64,12 +68,19 @@ function ProfileForm() {
       return;
     }
     // An empty password means "keep the current one" (spec §5).
-    const body: ProfileUpdateBody = { _id: userId, name, email, ...(password && { password }) };
+    const body: ProfileUpdateBody = {
+      _id: userId,
+      name,
+      email,
+      ...(password && { password }),
+      ...(currentPassword && { currentPassword }),
+    };
     try {
       const updated = await updateProfile(body).unwrap();
       dispatch(setCredentials(updated));
       setPassword('');
       setConfirmPassword('');
+      setCurrentPassword('');
       toastSuccess('User updated.');
     } catch (error) {
       toastErrors(error);
@@ -101,6 +112,18 @@ function ProfileForm() {
           onPassword={setPassword}
           onConfirmPassword={setConfirmPassword}
         />
+        <Form.Group className="mb-3" controlId="currentPassword">
+          <Form.Label>Current password</Form.Label>
+          <Form.Control
+            type="password"
+            autoComplete="current-password"
+            required={needsCurrentPassword}
+            aria-describedby="current-password-help"
+            value={currentPassword}
+            onChange={(e) => setCurrentPassword(e.target.value)}
+          />
+          <Form.Text id="current-password-help">Needed to change your email or password.</Form.Text>
+        </Form.Group>
         <SubmitButton busy={isUpdating}>Update</SubmitButton>
       </Form>
     </>

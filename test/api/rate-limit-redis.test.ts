@@ -1,0 +1,77 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectClientError } from '../support/fixtures.js';
+import { freePort } from '../support/ports.js';
+import { startTestShop, type TestShop } from '../support/shop.js';
+
+/**
+ * The sign-in limit with Redis gone: a Redis of this test's own, stopped halfway. The limit must
+ * still answer 429 (counted in the database instead), and the outage is logged once.
+ */
+
+let redis: ChildProcess;
+let redisExit: Promise<unknown>;
+let shop: TestShop;
+const logLines: string[] = [];
+const LIMIT = 3;
+
+async function startRedis(port: number): Promise<void> {
+  redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  redisExit = new Promise((resolve) => redis.once('exit', resolve));
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    redis.stdout!.on('data', (d: Buffer) => {
+      output += d.toString();
+      if (output.includes('Ready to accept connections')) resolve();
+    });
+    redis.once('exit', () => reject(new Error(`redis-server exited: ${output}`)));
+  });
+}
+
+beforeAll(async () => {
+  const port = await freePort();
+  await startRedis(port);
+  shop = await startTestShop(
+    {
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      REDIS_KEY_PREFIX: `duka-rl-test-${randomBytes(4).toString('hex')}:`,
+      RATE_LIMIT_LOGIN_MAX: String(LIMIT),
+      RATE_LIMIT_LOGIN_WINDOW_MS: '600000',
+      LOG_LEVEL: 'warn',
+    },
+    { logStream: { write: (line: string) => void logLines.push(line) } },
+  );
+});
+afterAll(async () => {
+  await shop?.stop();
+  if (redis && redis.exitCode === null) {
+    redis.kill('SIGKILL');
+    await redisExit;
+  }
+});
+
+const attempt = (shop: TestShop) =>
+  shop.client().post('/api/users/auth', { email: 'someone@example.com', password: 'a-wrong-guess' });
+
+describe('the sign-in limit when Redis is down', () => {
+  it('answers 429 with Redis up, and still does once Redis has stopped, logging the outage once', async () => {
+    for (let i = 0; i < LIMIT; i++) expect((await attempt(shop)).status).toBe(401);
+    expectClientError(await attempt(shop), 429, 'Too many attempts');
+    expect(logLines.filter((l) => l.includes('rate limits'))).toEqual([]);
+
+    redis.kill('SIGTERM');
+    await redisExit;
+
+    // The window starts afresh in the database: the limit holds there, it does not fail open.
+    const statuses: number[] = [];
+    for (let i = 0; i < LIMIT + 5; i++) statuses.push((await attempt(shop)).status);
+    expect(statuses.slice(0, LIMIT)).toEqual(Array(LIMIT).fill(401));
+    expect(statuses.slice(LIMIT)).toEqual(Array(5).fill(429));
+    const outage = logLines.filter((l) => l.includes('rate limits: Redis unreachable'));
+    expect(outage).toHaveLength(1);
+    expect(JSON.parse(outage[0]!)).toMatchObject({ level: 40 });
+  });
+});
