@@ -379,14 +379,14 @@ describe('the specification’s client against Duka, from a fresh session onward
       }),
     );
     expect(renamed).toMatchObject({ ...userShape, name: 'Achieng Otieno' });
-    const repassed = expectOk(
-      await tab.put<User>('/api/users/profile', {
-        _id: state.userId,
-        name: 'Achieng Otieno',
-        email: shopper.email,
-        password: 'spec-client-3',
-      }),
-    );
+    // A new password is the one deliberate departure: it needs the current password, so that a
+    // borrowed session cannot take the account over. The spec's payload alone is refused, clearly.
+    const change = { _id: state.userId, name: 'Achieng Otieno', email: shopper.email, password: 'spec-client-3' };
+    const refused = await tab.put<{ errors: { msg: string; path?: string }[] }>('/api/users/profile', change);
+    expect(refused.status).toBe(400);
+    expect(refused.data.errors[0]).toMatchObject({ path: 'currentPassword', msg: expect.stringContaining('current password') });
+    expectOk(await new SpecClient(shop.url).post('/api/users/auth', { email: shopper.email, password: shopper.password }));
+    const repassed = expectOk(await tab.put<User>('/api/users/profile', { ...change, currentPassword: shopper.password }));
     expect(repassed).toMatchObject(userShape);
     shopper.password = 'spec-client-3';
     expectOk(await new SpecClient(shop.url).post('/api/users/auth', { email: shopper.email, password: shopper.password }));
