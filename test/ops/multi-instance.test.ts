@@ -95,6 +95,8 @@ async function sharedServices() {
     MPESA_CONSUMER_KEY: SIMULATOR_KEY,
     MPESA_CONSUMER_SECRET: SIMULATOR_SECRET,
     MPESA_RECONCILE_AFTER_MS: '1000',
+    // "Payment received" for a prompt settled by the query alone goes at the next pass.
+    MPESA_RECEIPT_WAIT_MS: '0',
     MPESA_RECONCILE_INTERVAL_MS: '300',
     MPESA_PROMPT_COOLDOWN_MS: '0',
     MAIL_POLL_INTERVAL_MS: '200',

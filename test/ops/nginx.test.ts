@@ -48,8 +48,9 @@ function renderConfig(source: string, ports: Ports, prefix: string): string {
     [/^\s*listen \[::\]:.*$\n/gm, ''],
     [/listen 80;/g, `listen 127.0.0.1:${ports.http};`],
     [/listen 443 ssl/g, `listen 127.0.0.1:${ports.https} ssl`],
-    [/127\.0\.0\.1:3001/g, `127.0.0.1:${ports.upstreams[0]}`],
-    [/127\.0\.0\.1:3002/g, `127.0.0.1:${ports.upstreams[1]}`],
+    // Whole ports only: a listen port drawn above (30015, say) must not be taken for upstream 3001.
+    [/127\.0\.0\.1:3001\b/g, `127.0.0.1:${ports.upstreams[0]}`],
+    [/127\.0\.0\.1:3002\b/g, `127.0.0.1:${ports.upstreams[1]}`],
     [/\/etc\/letsencrypt\/live\/shop\.example\.co\.ke\//g, `${prefix}/tls/`],
     [/\/var\/www\/letsencrypt/g, `${prefix}/www`],
   ];
