@@ -70,6 +70,9 @@ export async function buildApp({ config, database, notify, logger, payments, cac
     trustProxy: config.trustProxy,
     // Let in-flight requests finish on shutdown, but do not wait for idle keep-alive sockets.
     forceCloseConnections: 'idle',
+    // A request that reaches a closing instance (nginx sent it on a kept-alive connection) is
+    // served, with `Connection: close`, rather than refused with a 503 that nginx would pass on.
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // Requests Fastify refuses before routing (a broken %-encoding, an over-long id or URL) still
     // answer in the shop's error shape.

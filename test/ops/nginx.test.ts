@@ -1,6 +1,5 @@
-import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
@@ -12,11 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { PaymentStatus } from '../../src/shared/schemas/payments.js';
 import type { ProductPage } from '../../src/shared/schemas/products.js';
-import { ShopProcess, sleep, within } from '../reliability/fault-process.js';
+import { ShopProcess, sleep } from '../reliability/fault-process.js';
 import { ApiClient } from '../support/client.js';
 import { createProduct, expectClientError, placeOrder } from '../support/fixtures.js';
 import { freePort } from '../support/ports.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, freshPostgresUrl } from '../support/shop.js';
+import { fetchWithCa, NGINX, nginxArgs, startNginx, waitForOutput, writePrefix } from './nginx-support.js';
 
 /**
  * deploy/nginx.conf, as shipped, in front of two instances of the shop on PostgreSQL and Redis.
@@ -32,142 +32,10 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const LOGIN_LIMIT = 5;
 const SIMULATOR_KEY = 'duka-simulator-key';
 const SIMULATOR_SECRET = 'duka-simulator-secret';
-const CONFIG = path.resolve('deploy/nginx.conf');
-
-function findNginx(): string | undefined {
-  for (const candidate of [process.env.NGINX_PATH, '/usr/sbin/nginx', '/usr/bin/nginx']) {
-    if (candidate && fs.existsSync(candidate)) return candidate;
-  }
-  return undefined;
-}
-const NGINX = findNginx();
-
-/** deploy/nginx.conf with test ports and paths; every substitution must apply, or the test is stale. */
-function renderConfig(source: string, ports: Ports, prefix: string): string {
-  const substitutions: [RegExp, string][] = [
-    [/^\s*listen \[::\]:.*$\n/gm, ''],
-    [/listen 80;/g, `listen 127.0.0.1:${ports.http};`],
-    [/listen 443 ssl/g, `listen 127.0.0.1:${ports.https} ssl`],
-    // Whole ports only: a listen port drawn above (30015, say) must not be taken for upstream 3001.
-    [/127\.0\.0\.1:3001\b/g, `127.0.0.1:${ports.upstreams[0]}`],
-    [/127\.0\.0\.1:3002\b/g, `127.0.0.1:${ports.upstreams[1]}`],
-    [/\/etc\/letsencrypt\/live\/shop\.example\.co\.ke\//g, `${prefix}/tls/`],
-    [/\/var\/www\/letsencrypt/g, `${prefix}/www`],
-  ];
-  let text = source;
-  for (const [pattern, replacement] of substitutions) {
-    if (!pattern.test(text)) throw new Error(`deploy/nginx.conf no longer contains ${pattern}`);
-    text = text.replace(pattern, replacement);
-  }
-  return text;
-}
-
-/** fetch over https.request with the test CA: Node's global fetch cannot be given one. */
-function fetchWithCa(ca: string, localAddress?: string): typeof fetch {
-  return ((input: string | URL | Request, init?: RequestInit) =>
-    new Promise<Response>((resolve, reject) => {
-      const request = https.request(
-        String(input),
-        {
-          method: init?.method ?? 'GET',
-          headers: init?.headers as Record<string, string>,
-          ca,
-          ...(localAddress && { localAddress }),
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => {
-            const headers = new Headers();
-            for (let i = 0; i + 1 < res.rawHeaders.length; i += 2)
-              headers.append(res.rawHeaders[i] ?? '', res.rawHeaders[i + 1] ?? '');
-            const status = res.statusCode ?? 500;
-            resolve(new Response(status === 204 || status === 304 ? null : Buffer.concat(chunks), { status, headers }));
-          });
-        },
-      );
-      request.on('error', reject);
-      const body = init?.body;
-      if (typeof body === 'string' || body instanceof Uint8Array) request.write(body);
-      else if (body != null) reject(new Error('fetchWithCa sends strings and bytes only'));
-      request.end();
-    })) as typeof fetch;
-}
-
-/** nginx's command line for a prefix made by writePrefix: nothing outside it is read or written. */
-function nginxArgs(prefix: string): string[] {
-  return ['-p', prefix, '-e', `${prefix}/logs/error.log`, '-c', `${prefix}/nginx.conf`];
-}
-
-type Ports = { http: number; https: number; upstreams: [number, number] };
-
-/** A self-contained nginx prefix: a test certificate, deploy/nginx.conf rendered, a main config including it. */
-async function writePrefix(prefix: string, ports: Ports): Promise<void> {
-  for (const dir of ['tls', 'www', 'logs', 'temp', 'data']) await fsp.mkdir(path.join(prefix, dir));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      '-keyout',
-      path.join(prefix, 'tls', 'privkey.pem'),
-      '-out',
-      path.join(prefix, 'tls', 'fullchain.pem'),
-    ],
-    { stdio: 'ignore' },
-  );
-  const rendered = renderConfig(await fsp.readFile(CONFIG, 'utf8'), ports, prefix);
-  await fsp.writeFile(path.join(prefix, 'duka.conf'), rendered);
-  const temp = (name: string) => `${name}_temp_path ${prefix}/temp/${name};`;
-  await fsp.writeFile(
-    path.join(prefix, 'nginx.conf'),
-    [
-      // Started as root (CI), nginx would hand its workers to "nobody", who cannot enter the prefix.
-      ...(process.getuid?.() === 0 ? ['user root;'] : []),
-      'worker_processes 1;',
-      `pid ${prefix}/nginx.pid;`,
-      `error_log ${prefix}/logs/error.log warn;`,
-      'events { worker_connections 512; }',
-      'http {',
-      `  ${['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(temp).join('\n  ')}`,
-      `  log_format upstreams '$status "$request" $upstream_addr';`,
-      `  access_log ${prefix}/logs/access.log upstreams;`,
-      `  include ${prefix}/duka.conf;`,
-      '}',
-    ].join('\n'),
-  );
-}
-
 const cleanups: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => console.error('cleanup failed', error));
 });
-
-async function waitForOutput(child: ChildProcess, pattern: RegExp, what: string): Promise<string> {
-  let output = '';
-  return within(
-    new Promise<string>((resolve, reject) => {
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString();
-        if (pattern.test(output)) resolve(output);
-      };
-      child.stdout?.on('data', onData);
-      child.stderr?.on('data', onData);
-      child.on('exit', (code) => reject(new Error(`${what} exited (${code}):\n${output}`)));
-    }),
-    60_000,
-    what,
-  );
-}
 
 if (!NGINX && process.env.REQUIRE_NGINX === '1') {
   describe('nginx in front of two instances', () => {
@@ -183,7 +51,7 @@ if (NGINX) {
       const prefix = await fsp.mkdtemp(path.join(os.tmpdir(), 'duka-nginx-t-'));
       cleanups.push(() => fsp.rm(prefix, { recursive: true, force: true }));
       await writePrefix(prefix, { http: await freePort(), https: await freePort(), upstreams: [3001, 3002] });
-      const check = spawnSync(NGINX, ['-t', ...nginxArgs(prefix)], { encoding: 'utf8' });
+      const check = spawnSync(NGINX ?? 'nginx', ['-t', ...nginxArgs(prefix)], { encoding: 'utf8' });
       expect(check.stderr).toContain('test is successful');
       expect(check.stderr).not.toMatch(/\[(warn|emerg|alert)\]/);
       expect(check.status).toBe(0);
@@ -213,7 +81,7 @@ if (NGINX && POSTGRES) {
           .on('error', reject);
       });
 
-    const accessLog = () => fs.readFileSync(path.join(prefix, 'logs', 'access.log'), 'utf8');
+    let accessLog: () => string;
 
     beforeAll(async () => {
       prefix = await fsp.mkdtemp(path.join(os.tmpdir(), 'duka-nginx-'));
@@ -270,24 +138,9 @@ if (NGINX && POSTGRES) {
       instances = await Promise.all(upstreamPorts.map((port) => ShopProcess.start({ ...env, PORT: String(port) }, 120_000)));
       for (const instance of instances) cleanups.push(() => instance.stop());
 
-      const nginx = spawn(NGINX as string, [...nginxArgs(prefix), '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let nginxOutput = '';
-      nginx.stderr?.on('data', (chunk: Buffer) => {
-        nginxOutput += chunk.toString();
-      });
-      const exited = new Promise<void>((resolve) => nginx.on('exit', () => resolve()));
-      cleanups.push(async () => {
-        nginx.kill('SIGQUIT');
-        await within(exited, 10_000, 'nginx shutdown').catch(() => nginx.kill('SIGKILL'));
-      });
-      const deadline = Date.now() + 20_000;
-      for (;;) {
-        if (nginx.exitCode !== null) throw new Error(`nginx exited:\n${nginxOutput}`);
-        const res = await rawGet('/api/health').catch(() => undefined);
-        if (res?.status === 200) break;
-        if (Date.now() > deadline) throw new Error(`nginx did not answer:\n${nginxOutput}`);
-        await sleep(100);
-      }
+      const nginx = await startNginx(prefix, { http: httpPort, https: httpsPort, upstreams: upstreamPorts });
+      cleanups.push(nginx.stop);
+      accessLog = nginx.accessLog;
     }, 180_000);
 
     it('redirects plain HTTP to HTTPS', async () => {
