@@ -356,6 +356,58 @@ describe('OpenAPI', () => {
   });
 });
 
+describe('sign-in limits and shared addresses', () => {
+  let shared: TestShop;
+  beforeAll(async () => {
+    // The shipped sign-in limit: 10 failures per account and address, 100 per address.
+    shared = await startTestShop({ RATE_LIMIT_LOGIN_MAX: '10', RATE_LIMIT_LOGIN_WINDOW_MS: String(15 * 60_000) });
+  });
+  afterAll(() => shared?.stop());
+
+  it('never limits 20 shoppers signing in from one carrier address, while 11 failures on one account are', async () => {
+    const shoppers = Array.from({ length: 20 }, (_, i) => ({
+      email: `carrier-${i}-${Date.now()}@example.com`,
+      password: `carrier-pass-${i}`,
+    }));
+    for (const shopper of shoppers) {
+      expect((await shared.client().post('/api/users', { name: 'Carrier Shopper', ...shopper })).status).toBe(201);
+    }
+    // Every request comes from 127.0.0.1, as a carrier's shared address does: twice round, 40 sign-ins.
+    for (let round = 0; round < 2; round++) {
+      for (const shopper of shoppers) expect((await shared.client().post('/api/users/auth', shopper)).status).toBe(200);
+    }
+    const target = shoppers[0]!;
+    const guess = () => shared.client().post('/api/users/auth', { email: target.email, password: 'a-wrong-guess' });
+    for (let i = 0; i < 10; i++) expect((await guess()).status).toBe(401);
+    expectClientError(await guess(), 429, 'Too many attempts. Please wait 15 minutes and try again.');
+    // The others still sign in from the same address.
+    for (const shopper of shoppers.slice(1)) expect((await shared.client().post('/api/users/auth', shopper)).status).toBe(200);
+  });
+
+  it('starts an account afresh after a successful sign-in', async () => {
+    const c = shared.client();
+    const attempt = (password: string) => c.post('/api/users/auth', { email: 'amina@example.com', password });
+    for (let i = 0; i < 9; i++) expect((await attempt('not-it')).status).toBe(401);
+    expect((await attempt('karibu-duka')).status).toBe(200);
+    for (let i = 0; i < 9; i++) expect((await attempt('not-it')).status).toBe(401);
+    expect((await attempt('karibu-duka')).status).toBe(200);
+  });
+
+  // Last in this shop: it uses up the address's ceiling.
+  it('stops credential stuffing from one address across many accounts', async () => {
+    const c = shared.client();
+    // Failures so far from this address: 10 + 18 above; the ceiling is 100.
+    const statuses: number[] = [];
+    for (let i = 0; i < 73; i++) {
+      statuses.push((await c.post('/api/users/auth', { email: `stuffed-${i}@example.com`, password: 'leaked-password' })).status);
+    }
+    expect(statuses.slice(0, 72)).toEqual(Array(72).fill(401));
+    expect(statuses[72]).toBe(429);
+    // Now even a right password from this address waits for the window.
+    expectClientError(await c.post('/api/users/auth', { email: 'brian@example.com', password: 'karibu-duka' }), 429);
+  });
+});
+
 describe('rate limits', () => {
   let limited: TestShop;
   beforeAll(async () => {
@@ -369,15 +421,18 @@ describe('rate limits', () => {
   });
   afterAll(() => limited?.stop());
 
-  it('answers 429 with a msg after too many sign-in attempts, and recovers after the window', async () => {
+  it('answers 429 with a msg after too many failed sign-ins on one account, even to its right password, and recovers after the window', async () => {
     const c = limited.client();
-    const attempt = () => c.post('/api/users/auth', { email: 'someone@example.com', password: 'wrong-guess' });
-    for (let i = 0; i < 3; i++) expect((await attempt()).status).toBe(401);
-    expectClientError(await attempt(), 429, 'Too many attempts');
-    // The right password is refused too while the limit holds: it counts attempts, not failures.
-    expect((await c.post('/api/users/auth', { email: 'admin@example.com', password: 'admin-secret-123' })).status).toBe(429);
+    const attempt = (password: string) => c.post('/api/users/auth', { email: 'admin@example.com', password });
+    for (let i = 0; i < 3; i++) expect((await attempt('wrong-guess')).status).toBe(401);
+    expectClientError(await attempt('wrong-guess'), 429, 'Too many attempts');
+    // The account is held at this address whatever password comes next.
+    expectClientError(await attempt('admin-secret-123'), 429, 'Too many attempts');
+    // Another account from the same address is not held back.
+    expect((await c.post('/api/users/auth', { email: 'wanjiku@example.com', password: 'karibu-duka' })).status).toBe(200);
+    // The window is time itself: nothing to await but its end.
     await new Promise((r) => setTimeout(r, 1700));
-    expect((await c.post('/api/users/auth', { email: 'admin@example.com', password: 'admin-secret-123' })).status).toBe(200);
+    expect((await attempt('admin-secret-123')).status).toBe(200);
   });
 
   it('limits registration, forgot-password and reset-password', async () => {

@@ -1,11 +1,18 @@
 import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
-import { lt, sql } from 'drizzle-orm';
+import { eq, lt, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Redis } from 'ioredis';
 import { type Db, queryRows } from '../db/client.js';
 import { rateLimits } from '../db/schema.js';
 import { AppError } from '../errors.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The rate limits' counters, for limits that count more selectively than per request. */
+    attemptCounters: AttemptCounters;
+  }
+}
 
 type ChildOptions = Parameters<FastifyRateLimitStore['child']>[0];
 type Callback = Parameters<FastifyRateLimitStore['incr']>[1];
@@ -33,6 +40,15 @@ async function databaseIncr(db: Db, key: string, timeWindow: number): Promise<Co
       .where(lt(rateLimits.resetAt, new Date()))
       .catch(() => {});
   return { current: Number(row?.hits ?? 1), ttl: Number(row?.ttl ?? timeWindow) };
+}
+
+async function databasePeek(db: Db, key: string): Promise<number> {
+  const rows = await queryRows<{ hits: number }>(db, sql`SELECT hits FROM ${rateLimits} WHERE key = ${key} AND reset_at > now()`);
+  return Number(rows[0]?.hits ?? 0);
+}
+
+async function databaseReset(db: Db, key: string): Promise<void> {
+  await db.delete(rateLimits).where(eq(rateLimits.key, key));
 }
 
 const REDIS_INCR = `
@@ -65,6 +81,15 @@ class MemoryCounters {
     return { current: window.hits, ttl: window.resetAt - now };
   }
 
+  peek(key: string): number {
+    const window = this.windows.get(key);
+    return window && window.resetAt > Date.now() ? window.hits : 0;
+  }
+
+  reset(key: string): void {
+    this.windows.delete(key);
+  }
+
   private sweep(now: number) {
     for (const [key, window] of this.windows) if (window.resetAt <= now) this.windows.delete(key);
     // Still full: drop the oldest windows (Map keeps insertion order).
@@ -95,50 +120,95 @@ class Outage {
   }
 }
 
-interface Counters {
-  db: Db;
-  redis: Redis | undefined;
-  memory: MemoryCounters;
-  redisOutage: Outage;
-  databaseOutage: Outage;
-}
-
 /**
- * @fastify/rate-limit store: Redis when the shop has it, else the database; when the one in use
- * is unreachable the limit still holds, counted in the database (or, with that down too, in this
- * process). A limit never fails open: sign-in attempts stay limited through an outage.
+ * Windowed counters in Redis when the shop has it, else the database; when the one in use is
+ * unreachable they are kept in the database (or, with that down too, in this process). A limit
+ * built on them never fails open: sign-in attempts stay limited through an outage.
  */
-function sharedStore(counters: Counters, prefix: string): FastifyRateLimitStoreCtor {
-  const { db, redis, memory, redisOutage, databaseOutage } = counters;
+export class AttemptCounters {
+  private readonly memory = new MemoryCounters();
+  private readonly redisOutage: Outage;
+  private readonly databaseOutage: Outage;
 
-  async function count(key: string, timeWindow: number): Promise<Count> {
+  constructor(
+    private readonly db: Db,
+    private readonly redis: Redis | undefined,
+    private readonly prefix: string,
+    log: FastifyBaseLogger,
+  ) {
+    this.redisOutage = new Outage(log, 'Redis', 'the database');
+    this.databaseOutage = new Outage(log, 'the database', 'this process');
+  }
+
+  /** Counts one more in `key`'s window (opening one of `timeWindow` ms if none is open). */
+  incr(key: string, timeWindow: number): Promise<Count> {
+    return this.use(
+      (redis, k) => redisIncr(redis, k, timeWindow),
+      (k) => databaseIncr(this.db, k, timeWindow),
+      (k) => this.memory.incr(k, timeWindow),
+      key,
+    );
+  }
+
+  /** How many `key`'s open window holds, 0 when none is open. */
+  peek(key: string): Promise<number> {
+    return this.use(
+      async (redis, k) => Number((await redis.get(k)) ?? 0),
+      (k) => databasePeek(this.db, k),
+      (k) => this.memory.peek(k),
+      key,
+    );
+  }
+
+  /** Closes `key`'s window. */
+  async reset(key: string): Promise<void> {
+    await this.use(
+      async (redis, k) => {
+        await redis.del(k);
+      },
+      (k) => databaseReset(this.db, k),
+      (k) => this.memory.reset(k),
+      key,
+    );
+  }
+
+  private async use<T>(
+    inRedis: (redis: Redis, key: string) => Promise<T>,
+    inDatabase: (key: string) => Promise<T>,
+    inMemory: (key: string) => T,
+    key: string,
+  ): Promise<T> {
+    const { redis } = this;
     if (redis) {
       // Not connected: no wait for a timeout, straight to the database.
       if (redis.status === 'ready') {
         try {
-          const counted = await redisIncr(redis, `${prefix}${key}`, timeWindow);
-          redisOutage.end();
-          return counted;
+          const result = await inRedis(redis, `${this.prefix}${key}`);
+          this.redisOutage.end();
+          return result;
         } catch (error) {
-          redisOutage.begin(error);
+          this.redisOutage.begin(error);
         }
       } else {
-        redisOutage.begin();
+        this.redisOutage.begin();
       }
     }
     try {
-      const counted = await databaseIncr(db, `rl:${prefix}${key}`, timeWindow);
-      databaseOutage.end();
-      return counted;
+      const result = await inDatabase(`rl:${this.prefix}${key}`);
+      this.databaseOutage.end();
+      return result;
     } catch (error) {
-      databaseOutage.begin(error);
-      return memory.incr(`${prefix}${key}`, timeWindow);
+      this.databaseOutage.begin(error);
+      return inMemory(`${this.prefix}${key}`);
     }
   }
+}
 
+/** @fastify/rate-limit store over the shop's counters, each route with its own keys. */
+function sharedStore(counters: AttemptCounters, prefix: string): FastifyRateLimitStoreCtor {
   return class SharedRateLimitStore implements FastifyRateLimitStore {
     incr(key: string, callback: Callback, timeWindow: number) {
-      count(key, timeWindow).then(
+      counters.incr(`${prefix}${key}`, timeWindow).then(
         (counted) => callback(null, counted),
         (error: Error) => callback(error),
       );
@@ -161,16 +231,11 @@ function sharedStore(counters: Counters, prefix: string): FastifyRateLimitStoreC
  */
 export default fp(
   async function rateLimiting(app: FastifyInstance, opts: { db: Db; redis?: Redis | undefined; redisKeyPrefix: string }) {
-    const counters: Counters = {
-      db: opts.db,
-      redis: opts.redis,
-      memory: new MemoryCounters(),
-      redisOutage: new Outage(app.log, 'Redis', 'the database'),
-      databaseOutage: new Outage(app.log, 'the database', 'this process'),
-    };
+    const counters = new AttemptCounters(opts.db, opts.redis, opts.redis ? `${opts.redisKeyPrefix}rl:` : '', app.log);
+    app.decorate('attemptCounters', counters);
     await app.register(rateLimit, {
       global: false,
-      store: sharedStore(counters, opts.redis ? `${opts.redisKeyPrefix}rl:` : ''),
+      store: sharedStore(counters, ''),
       // Every store failure is handled above, down to the process's own counters.
       skipOnError: false,
       errorResponseBuilder: (_request, context) =>

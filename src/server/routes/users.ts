@@ -30,6 +30,7 @@ import type { CatalogChanges } from '../domain/catalog-changes.js';
 import type { Notifications } from '../mail/notifications.js';
 import { acceptFormBodies } from '../plugins/form-bodies.js';
 import { currentUser, SESSION_COOKIE } from '../plugins/sessions.js';
+import { SignInLimit } from '../plugins/sign-in-limit.js';
 
 const tags = ['users'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 429: errorBody };
@@ -59,11 +60,20 @@ const userRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; confi
     },
   });
 
+  const signInLimit = new SignInLimit(app.attemptCounters, config.rateLimits.login);
   app.post('/api/users/auth', {
-    config: limit(config.rateLimits.login),
     schema: { tags, summary: 'Sign in', body: loginBody, response: { 200: publicUser, ...errors } },
     handler: async (request, reply) => {
-      const user = await authenticate(db, request.body.email, request.body.password);
+      const { email, password } = request.body;
+      await signInLimit.admit(email, request.ip);
+      let user: Awaited<ReturnType<typeof authenticate>>;
+      try {
+        user = await authenticate(db, email, password);
+      } catch (error) {
+        await signInLimit.failed(email, request.ip);
+        throw error;
+      }
+      await signInLimit.succeeded(email, request.ip);
       await reply.startSession(user.id);
       return toPublicUser(user);
     },
