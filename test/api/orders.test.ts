@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderTotals } from '../../src/shared/pricing.js';
 import type { Order } from '../../src/shared/schemas/orders.js';
@@ -214,6 +215,38 @@ describe('placing an order', () => {
   it('refuses guests', async () => {
     const p = await createProduct(admin);
     expectClientError(await placeOrder(shop.client(), [{ _id: p._id, qty: 1 }]), 401);
+  });
+});
+
+describe('order numbers', () => {
+  it('gives every order a short number to read aloud and pay with: 8 characters, no 0/O or 1/I, unique, the same everywhere', async () => {
+    const shopper = await shop.shopper();
+    const product = await createProduct(admin, { price: 120, countInStock: 100 });
+    const numbers = new Map<string, string>();
+    for (let i = 0; i < 25; i++) {
+      const placed = await placeOrder(shopper, [{ _id: product._id, qty: 1 }]);
+      expect(placed.status).toBe(201);
+      expect(placed.body.orderNumber).toMatch(/^[2-9A-HJ-NP-Z]{8}$/);
+      numbers.set(placed.body._id, placed.body.orderNumber);
+    }
+    expect(new Set(numbers.values()).size).toBe(25);
+    const [someId, someNumber] = [...numbers][0]!;
+    expect((await shopper.get<Order>(`/api/orders/${someId}`)).body.orderNumber).toBe(someNumber);
+    const mine = await shopper.get<Order[]>('/api/orders/myorders');
+    for (const order of mine.body) expect(order.orderNumber).toBe(numbers.get(order._id));
+    const all = await admin.get<Order[]>('/api/orders');
+    expect(all.body.find((order) => order._id === someId)?.orderNumber).toBe(someNumber);
+  });
+
+  it('is kept unique by the database itself', async () => {
+    const shopper = await shop.shopper();
+    const product = await createProduct(admin, { price: 80, countInStock: 10 });
+    const first = (await placeOrder(shopper, [{ _id: product._id, qty: 1 }])).body;
+    const second = (await placeOrder(shopper, [{ _id: product._id, qty: 1 }])).body;
+    const duplicate = await shop.database.db
+      .execute(sql`UPDATE orders SET number = ${first.orderNumber} WHERE id = ${second._id}`)
+      .then(() => undefined, (error: Error) => error);
+    expect(String(duplicate?.cause)).toMatch(/orders_number_idx/);
   });
 });
 

@@ -112,7 +112,7 @@ describe('order mails', () => {
     const order = (await placeOrder(shopper, [{ _id: product._id, qty: 2 }])).body as Order;
 
     const placed = await smtp.waitFor(email, 1);
-    const short = order._id.slice(0, 8).toUpperCase();
+    const short = order.orderNumber;
     expect(placed.subject).toContain(short);
     expect(placed.subject?.toLowerCase()).toContain('placed');
     for (const part of [placed.text ?? '', placed.html || '']) {
@@ -201,7 +201,7 @@ describe('order mails', () => {
 
     await smtp.start(); // the same port again
     const mail = await smtp.waitFor(email, 1, 15_000);
-    expect(mail.subject).toContain(placed.body._id.slice(0, 8).toUpperCase());
+    expect(mail.subject).toContain(placed.body.orderNumber);
     await expect.poll(async () => (await mailRows(email))[0]?.status, { timeout: 5000 }).toBe('sent');
     expect(smtp.to(email)).toHaveLength(1);
   });

@@ -138,6 +138,11 @@ export const orders = pgTable(
   'orders',
   {
     id: uuid('id').primaryKey().defaultRandom(),
+    /**
+     * The short number people read aloud and type into M-Pesa (src/shared/order-number.ts): the
+     * STK push's AccountReference and the Paybill account number.
+     */
+    number: text('number').notNull(),
     /** The shopper; null once their account is deleted, the order itself stays for the books. */
     userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
     county: text('county').notNull(),
@@ -163,6 +168,7 @@ export const orders = pgTable(
     check('orders_totals_add_up', sql`${t.totalCents} = ${t.itemsCents} + ${t.shippingCents} + ${t.taxCents}`),
     index('orders_user_idx').on(t.userId, t.createdAt.desc()),
     index('orders_latest_idx').on(t.createdAt.desc()),
+    uniqueIndex('orders_number_idx').on(t.number),
   ],
 );
 

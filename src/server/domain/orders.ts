@@ -8,6 +8,7 @@ import { orderItems, orders, products, users } from '../db/schema.js';
 import { badRequest, notFound } from '../errors.js';
 import type { Notifications } from '../mail/notifications.js';
 import type { CatalogChanges } from './catalog-changes.js';
+import { drawOrderNumber } from './order-number.js';
 import { assertOrderHasNoPayments } from './payments/ledger.js';
 import type { SessionUser } from './sessions.js';
 
@@ -20,6 +21,7 @@ const ORDER_NOT_FOUND = 'Order not found';
 function toOrderJson(row: OrderRow, customer: Customer, items: OrderItemRow[]): Order {
   return {
     _id: row.id,
+    orderNumber: row.number,
     user: customer && { _id: customer.id, name: customer.name, email: customer.email },
     orderItems: items.map((item) => ({
       _id: item.productId,
@@ -186,23 +188,29 @@ export async function placeOrder(
 
     const totals = orderTotals(sold.map((line) => ({ price: fromCents(line.priceCents), qty: line.qty })));
     const address = body.shippingAddress;
-    const [created] = await tx
-      .insert(orders)
-      .values({
-        userId: customer.id,
-        county: address.county,
-        phoneNumber: address.phoneNumber,
-        postalCode: address.postalCode,
-        subCounty: address.sub_county,
-        ward: address.ward,
-        paymentMethod: PAYMENT_METHOD,
-        itemsCents: toCents(totals.itemsPrice),
-        shippingCents: toCents(totals.shippingPrice),
-        taxCents: toCents(totals.taxPrice),
-        totalCents: toCents(totals.totalPrice),
-      })
-      .returning({ id: orders.id });
-    if (!created) throw new Error('Order insert returned nothing');
+    // A repeated number (about one in a trillion per order) is drawn again, without aborting the transaction.
+    let created: { id: string } | undefined;
+    for (let attempt = 0; !created; attempt += 1) {
+      if (attempt === 5) throw new Error('Could not draw an unused order number');
+      [created] = await tx
+        .insert(orders)
+        .values({
+          number: drawOrderNumber(),
+          userId: customer.id,
+          county: address.county,
+          phoneNumber: address.phoneNumber,
+          postalCode: address.postalCode,
+          subCounty: address.sub_county,
+          ward: address.ward,
+          paymentMethod: PAYMENT_METHOD,
+          itemsCents: toCents(totals.itemsPrice),
+          shippingCents: toCents(totals.shippingPrice),
+          taxCents: toCents(totals.taxPrice),
+          totalCents: toCents(totals.totalPrice),
+        })
+        .onConflictDoNothing({ target: orders.number })
+        .returning({ id: orders.id });
+    }
     // Lines keep the order the shopper listed them in.
     const position = new Map(body.orderItems.map((line, index) => [line._id, index] as const));
     sold.sort((a, b) => (position.get(a.productId) ?? 0) - (position.get(b.productId) ?? 0));

@@ -14,6 +14,7 @@ const IMG = '"><img src=x onerror=alert(1)>';
 function anOrder(overrides: Partial<Order> = {}): Order {
   return {
     _id: ORDER_ID,
+    orderNumber: 'K7Q3M9XD',
     user: { _id: 'user-1', name: 'Wanjiru Kamau', email: 'wanjiru@example.com' },
     orderItems: [
       { _id: 'prod-towel', name: 'Kikoy beach towel', image: '/images/towel.jpg', qty: 2, price: 1499.5 },
@@ -71,7 +72,7 @@ describe('orderPlacedMail', () => {
 
   it('goes to the customer with the short id in the subject', () => {
     expect(mail.to).toBe('wanjiru@example.com');
-    expect(mail.subject).toBe('Your Duka order 6F1C2A9E is placed');
+    expect(mail.subject).toBe('Your Duka order K7Q3M9XD is placed');
   });
 
   it('greets the customer and lists the items with their line totals', () => {
@@ -135,7 +136,7 @@ describe('orderPaidMail', () => {
 
   it('goes to the customer with the short id in the subject', () => {
     expect(mail.to).toBe('wanjiru@example.com');
-    expect(mail.subject).toBe('Payment received for your Duka order 6F1C2A9E');
+    expect(mail.subject).toBe('Payment received for your Duka order K7Q3M9XD');
   });
 
   it('shows the amount paid, the day and the M-Pesa receipt', () => {
@@ -163,7 +164,7 @@ describe('orderDeliveredMail', () => {
 
   it('goes to the customer with the short id in the subject', () => {
     expect(mail.to).toBe('wanjiru@example.com');
-    expect(mail.subject).toBe('Your Duka order 6F1C2A9E has been delivered');
+    expect(mail.subject).toBe('Your Duka order K7Q3M9XD has been delivered');
   });
 
   it('shows the delivery day, the items and the order link', () => {

@@ -48,11 +48,6 @@ function productUrl(productId: string, shopUrl: string): string {
   return `${baseUrl(shopUrl)}/products/${encodeURIComponent(productId)}`;
 }
 
-/** The id customers quote: the first 8 characters, upper case. */
-function shortOrderId(order: Order): string {
-  return order._id.slice(0, 8).toUpperCase();
-}
-
 /** YYYY-MM-DD, the first 10 characters of the stored timestamp (spec §9). */
 function day(timestamp: string): string {
   return timestamp.slice(0, 10);
@@ -364,7 +359,7 @@ export function accountChangedMail(to: string, name: string, change: AccountChan
 export function orderPlacedMail(order: Order, shopUrl: string): MailMessage {
   const user = customerOf(order);
   const base = baseUrl(shopUrl);
-  const short = shortOrderId(order);
+  const short = order.orderNumber;
   const url = orderUrl(order, shopUrl);
   // Written as the order page's Pay button writes it: "Ksh. 4,412.00".
   const amount = formatKsh(mpesaAmount(order));
@@ -445,7 +440,7 @@ export function orderPlacedMail(order: Order, shopUrl: string): MailMessage {
 export function orderPaidMail(order: Order, shopUrl: string, amountPaid: number = order.totalPrice): MailMessage {
   const user = customerOf(order);
   const base = baseUrl(shopUrl);
-  const short = shortOrderId(order);
+  const short = order.orderNumber;
   const url = orderUrl(order, shopUrl);
   const subject = `Payment received for your ${SHOP_NAME} order ${short}`;
   const facts: [string, string][] = [
@@ -492,7 +487,7 @@ export function orderPaidMail(order: Order, shopUrl: string, amountPaid: number 
 export function orderDeliveredMail(order: Order, shopUrl: string): MailMessage {
   const user = customerOf(order);
   const base = baseUrl(shopUrl);
-  const short = shortOrderId(order);
+  const short = order.orderNumber;
   const url = orderUrl(order, shopUrl);
   const subject = `Your ${SHOP_NAME} order ${short} has been delivered`;
   const deliveredOn = order.deliveredAt ? ` on ${day(order.deliveredAt)}` : '';

@@ -128,11 +128,6 @@ export async function paymentStatus(db: Db, viewer: SessionUser, orderId: string
   };
 }
 
-/** Daraja's AccountReference: at most 12 letters and digits that identify the order. */
-export function accountReference(orderId: string): string {
-  return `DUKA${orderId.replace(/-/g, '').slice(0, 8).toUpperCase()}`;
-}
-
 /**
  * Sends the payment prompt for an unpaid order of the caller. The attempt is stored before
  * Daraja is called, so a crash in between leaves a pending record the reconciler resolves.
@@ -186,7 +181,8 @@ export async function requestPayment(deps: PaymentDeps, customer: SessionUser, b
     const accepted = await daraja.stkPush({
       amount: due,
       phone,
-      accountReference: accountReference(order.id),
+      // Daraja's AccountReference (at most 12 characters): the order number the shopper also sees.
+      accountReference: order.number,
       description: 'Duka order',
       callbackUrl: deps.callbackUrl(),
     });

@@ -65,6 +65,8 @@ export const storedShippingAddress = z.object({
 
 export const order = z.object({
   _id: z.string(),
+  /** The short number shown to people and typed into M-Pesa (see src/shared/order-number.ts). */
+  orderNumber: z.string(),
   user: z.object({ _id: z.string(), name: z.string(), email: z.string() }).nullable(),
   orderItems: z.array(orderItem),
   shippingAddress: storedShippingAddress,

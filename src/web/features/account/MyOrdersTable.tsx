@@ -29,12 +29,9 @@ export default function MyOrdersTable({ orders }: { orders: Order[] }) {
       <tbody>
         {orders.map((order) => (
           <tr key={order._id}>
-            <td className="font-monospace small text-nowrap">
-              {/* A phone shows the start of the id, enough to tell orders apart; wide screens the whole id. */}
-              <span className="d-xl-none" title={order._id}>
-                {order._id.slice(0, 8)}…
-              </span>
-              <span className="d-none d-xl-inline">{order._id}</span>
+            {/* The short order number the shopper quotes and pays with; the full id on hover. */}
+            <td className="font-monospace small text-nowrap" title={order._id}>
+              {order.orderNumber}
             </td>
             <td className="text-nowrap">{day(order.createdAt)}</td>
             <td className="text-nowrap">

@@ -39,8 +39,9 @@ export default function OrderScreen() {
 
   return (
     <>
-      <PageTitle title={`Order ${order._id}`} />
-      <h1 className="h4 mb-3 text-break">Order {order._id}</h1>
+      <PageTitle title={`Order ${order.orderNumber}`} />
+      <h1 className="h4 mb-1">Order {order.orderNumber}</h1>
+      <p className="small text-body-secondary text-break mb-3">Order id: {order._id}</p>
       <Row className="g-4">
         <Col md={8}>
           <ListGroup variant="flush">

@@ -12,6 +12,7 @@ const ORDER = '0b6f7c1e-3a52-4d7e-9f1a-2c4b5d6e7f80';
 
 const order = (over: Partial<Order> = {}): Order => ({
   _id: ORDER,
+  orderNumber: 'H4TP8ZRW',
   user: { _id: 'u1', name: 'Amina', email: 'amina@example.com' },
   orderItems: [{ _id: 'p1', name: 'Kikoi', image: '/images/kikoi.jpg', qty: 1, price: 436.46 }],
   shippingAddress: {
