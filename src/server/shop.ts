@@ -18,6 +18,7 @@ import { outboxTransport, smtpTransport } from './mail/mailer.js';
 import { createNotifications } from './mail/notifications.js';
 import { MailWorker, mailQueueDepth } from './mail/queue.js';
 import { watchShop } from './metrics.js';
+import { lipaNaMpesaOf } from './mpesa/lipa-na-mpesa.js';
 import { type MpesaRuntime, startMpesa } from './mpesa/runtime.js';
 import { connectRedis } from './redis.js';
 
@@ -197,7 +198,7 @@ export async function startShop(config: AppConfig, options: { database?: Databas
     if (!config.smtpUrl) log.info({ outbox }, 'no SMTP_URL: mail is written to the outbox folder, one .eml file per message');
     mailWorker = new MailWorker(database.db, transport, config.mail, log);
     const worker = mailWorker;
-    const notify = createNotifications(config.publicUrl, () => worker.nudge());
+    const notify = createNotifications(config.publicUrl, lipaNaMpesaOf(config.mpesa), () => worker.nudge());
     mpesa = await startMpesa(config.mpesa, config.publicUrl, database.db, notify, log);
     const onCacheError = (error: unknown, what: string) => log.error({ err: error }, `catalogue cache: ${what} failed`);
     const catalogVersion = catalogVersionFor(database, redis, config.redisKeyPrefix, onCacheError);

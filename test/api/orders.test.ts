@@ -245,7 +245,10 @@ describe('order numbers', () => {
     const second = (await placeOrder(shopper, [{ _id: product._id, qty: 1 }])).body;
     const duplicate = await shop.database.db
       .execute(sql`UPDATE orders SET number = ${first.orderNumber} WHERE id = ${second._id}`)
-      .then(() => undefined, (error: Error) => error);
+      .then(
+        () => undefined,
+        (error: Error) => error,
+      );
     expect(String(duplicate?.cause)).toMatch(/orders_number_idx/);
   });
 });

@@ -79,9 +79,14 @@ describe('paying an order with M-Pesa', () => {
 
     const waiting = await status(shopper, order._id);
     expect(waiting).toMatchObject({ isPaid: false, amountDue: due, lastAttempt: { status: 'pending', phone: '0708 *** 149' } });
+    // The fallback when the prompt does not come: the shop's Paybill, the order number as account.
+    expect(waiting.orderNumber).toBe(order.orderNumber);
+    expect(waiting.paybill).toEqual({ businessNumber: '174379', accountNumber: order.orderNumber, amount: due });
+    expect(waiting.till).toBeUndefined();
 
     const done = await settled(shopper, order._id);
     expect(done.isPaid).toBe(true);
+    expect(done.paybill).toBeNull();
     expect(done.receipt).toMatch(/^[A-Z][A-Z0-9]{9}$/);
     expect(done.lastAttempt).toMatchObject({ status: 'paid', receipt: done.receipt, amount: due, reason: null });
     const paidOrder = (await shopper.get<Order>(`/api/orders/${order._id}`)).body;

@@ -1,5 +1,6 @@
 import type { Order } from '../../shared/schemas/orders.js';
 import type { Queryable } from '../db/client.js';
+import type { LipaNaMpesa } from '../mpesa/lipa-na-mpesa.js';
 import { enqueueMail } from './queue.js';
 import {
   type AccountChange,
@@ -25,7 +26,7 @@ export interface Notifications {
 }
 
 /** `queued` is told after each message, so the worker can deliver it without waiting for its next poll. */
-export function createNotifications(shopUrl: string, queued: () => void): Notifications {
+export function createNotifications(shopUrl: string, lipaNaMpesa: LipaNaMpesa, queued: () => void): Notifications {
   return {
     async passwordReset(q, to, name, link) {
       await enqueueMail(q, 'password_reset', passwordResetMail(to, name, link));
@@ -37,7 +38,7 @@ export function createNotifications(shopUrl: string, queued: () => void): Notifi
     },
     async orderPlaced(q, order) {
       if (!order.user) return;
-      await enqueueMail(q, 'order_placed', orderPlacedMail(order, shopUrl));
+      await enqueueMail(q, 'order_placed', orderPlacedMail(order, shopUrl, lipaNaMpesa));
       queued();
     },
     async orderPaid(q, order, amountPaid) {

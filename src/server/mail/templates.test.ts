@@ -7,6 +7,8 @@ const SHOP_URL = 'https://duka.example.co.ke';
 const ORDER_ID = '6f1c2a9e-4b7d-4e21-9a33-0c5d8e7f1a22';
 const ORDER_URL = `${SHOP_URL}/order/${ORDER_ID}`;
 
+const PAYBILL = { paybill: '888880' };
+
 const SCRIPT = '<script>alert(1)</script>';
 const IMG = '"><img src=x onerror=alert(1)>';
 
@@ -68,7 +70,7 @@ function expectMailSafeHtml(html: string) {
 }
 
 describe('orderPlacedMail', () => {
-  const mail = orderPlacedMail(anOrder(), SHOP_URL);
+  const mail = orderPlacedMail(anOrder(), SHOP_URL, PAYBILL);
 
   it('goes to the customer with the short id in the subject', () => {
     expect(mail.to).toBe('wanjiru@example.com');
@@ -100,8 +102,8 @@ describe('orderPlacedMail', () => {
   });
 
   it('rounds a whole total to itself and any cents up', () => {
-    expect(orderPlacedMail(anOrder({ totalPrice: 4411 }), SHOP_URL).text).toContain('Amount: Ksh. 4,411.00\n');
-    expect(orderPlacedMail(anOrder({ totalPrice: 100.01 }), SHOP_URL).text).toContain('Amount: Ksh. 101.00\n');
+    expect(orderPlacedMail(anOrder({ totalPrice: 4411 }), SHOP_URL, PAYBILL).text).toContain('Amount: Ksh. 4,411.00\n');
+    expect(orderPlacedMail(anOrder({ totalPrice: 100.01 }), SHOP_URL, PAYBILL).text).toContain('Amount: Ksh. 101.00\n');
   });
 
   it('links the order and the products that still exist', () => {
@@ -111,14 +113,14 @@ describe('orderPlacedMail', () => {
   });
 
   it('builds links without a double slash when the shop URL ends in one', () => {
-    const slashed = orderPlacedMail(anOrder(), `${SHOP_URL}/`);
+    const slashed = orderPlacedMail(anOrder(), `${SHOP_URL}/`, PAYBILL);
     expect(slashed.text).toContain(ORDER_URL);
     expect(slashed.html).toContain(`href="${ORDER_URL}"`);
     expect(slashed.text + slashed.html).not.toContain('.ke//');
   });
 
   it('skips the payment instructions when the order is already paid', () => {
-    const already = orderPlacedMail(anOrder(paid), SHOP_URL);
+    const already = orderPlacedMail(anOrder(paid), SHOP_URL, PAYBILL);
     expect(already.text).not.toContain('HOW TO PAY');
     expect(already.text).toContain('already paid');
   });
@@ -192,8 +194,31 @@ describe('orderDeliveredMail', () => {
   });
 });
 
+describe('the Paybill and Till fallback in the placed mail', () => {
+  it('gives the Paybill business number, the order number as account and the amount', () => {
+    const mail = orderPlacedMail(anOrder(), SHOP_URL, PAYBILL);
+    expectBoth(mail, ['Or pay with M-Pesa Paybill', 'Business number', '888880', 'Account number', 'K7Q3M9XD']);
+    expect(mail.text).toMatch(/Account number:\s+K7Q3M9XD\nAmount:\s+Ksh\. 4,412\.00/);
+  });
+
+  it('gives a Till shop its till number and no account number', () => {
+    const mail = orderPlacedMail(anOrder(), SHOP_URL, { till: '5123456' });
+    expectBoth(mail, ['Or pay with M-Pesa Buy Goods (Till)', 'Till number', '5123456']);
+    expect(mail.text).not.toContain('Account number');
+  });
+
+  it('leaves the fallback out of a paid order', () => {
+    const mail = orderPlacedMail(anOrder({ isPaid: true, paidAt: '2026-11-20T10:00:00.000Z' }), SHOP_URL, PAYBILL);
+    expect(mail.text).not.toContain('Paybill');
+  });
+});
+
 describe('every order mail', () => {
-  const templates = { orderPlacedMail, orderPaidMail, orderDeliveredMail };
+  const templates = {
+    orderPlacedMail: (order: Order, shopUrl: string) => orderPlacedMail(order, shopUrl, PAYBILL),
+    orderPaidMail,
+    orderDeliveredMail,
+  };
 
   for (const [name, template] of Object.entries(templates)) {
     it(`${name} refuses an order without a customer`, () => {

@@ -1,6 +1,7 @@
 import { SHOP_NAME } from '../../shared/constants.js';
 import { formatKsh, fromCents, toCents } from '../../shared/money.js';
 import type { Order } from '../../shared/schemas/orders.js';
+import type { LipaNaMpesa } from '../mpesa/lipa-na-mpesa.js';
 import type { MailMessage } from './mailer.js';
 
 /**
@@ -356,7 +357,21 @@ export function accountChangedMail(to: string, name: string, change: AccountChan
 }
 
 /** Sent when an order is created: what was ordered, where it goes and how to pay with M-Pesa. */
-export function orderPlacedMail(order: Order, shopUrl: string): MailMessage {
+/** The Paybill or Till lines of the placed mail: the fallback when the prompt does not come. */
+function lipaNaMpesaRows(order: Order, shop: LipaNaMpesa, amount: string): [string, string][] {
+  if ('paybill' in shop)
+    return [
+      ['Business number', shop.paybill],
+      ['Account number', order.orderNumber],
+      ['Amount', amount],
+    ];
+  return [
+    ['Till number', shop.till],
+    ['Amount', amount],
+  ];
+}
+
+export function orderPlacedMail(order: Order, shopUrl: string, shop: LipaNaMpesa): MailMessage {
   const user = customerOf(order);
   const base = baseUrl(shopUrl);
   const short = order.orderNumber;
@@ -365,7 +380,11 @@ export function orderPlacedMail(order: Order, shopUrl: string): MailMessage {
   const amount = formatKsh(mpesaAmount(order));
   const subject = `Your ${SHOP_NAME} order ${short} is placed`;
   const howToPay = `Pay with M-Pesa from your order page: open ${url}, enter your M-Pesa number and confirm the prompt on your phone with your PIN. Amount: ${amount}`;
-  const payText = order.isPaid ? ['This order is already paid. Thank you!'] : ['HOW TO PAY', howToPay];
+  const fallbackTitle = 'paybill' in shop ? 'Or pay with M-Pesa Paybill' : 'Or pay with M-Pesa Buy Goods (Till)';
+  const fallbackRows = lipaNaMpesaRows(order, shop, amount);
+  const payText = order.isPaid
+    ? ['This order is already paid. Thank you!']
+    : ['HOW TO PAY', howToPay, '', `${fallbackTitle}: on your phone open M-Pesa, Lipa na M-Pesa.`, textPairs(fallbackRows)];
 
   const text = [
     `Hello ${user.name},`,
@@ -397,7 +416,9 @@ export function orderPlacedMail(order: Order, shopUrl: string): MailMessage {
             `Pay with M-Pesa from your order page: open ${link(url, url)}, enter your M-Pesa number and confirm the prompt on your phone with your PIN.`,
             'word-break:break-word',
           ),
-          para(`Amount: <strong style="font-size:18px">${escapeHtml(amount)}</strong>`, 'margin:0'),
+          para(`Amount: <strong style="font-size:18px">${escapeHtml(amount)}</strong>`, 'margin:0 0 12px'),
+          para(`<strong>${escapeHtml(fallbackTitle)}</strong>: on your phone open M-Pesa, Lipa na M-Pesa.`, 'margin:0 0 4px'),
+          pairsTable(fallbackRows),
         ].join('\n'),
         ACCENT,
       );

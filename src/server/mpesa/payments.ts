@@ -24,6 +24,7 @@ import {
   parseStkCallback,
   type StkQueryResult,
 } from './daraja-client.js';
+import { amountStillDue, howToPayWithout, type LipaNaMpesa } from './lipa-na-mpesa.js';
 
 /**
  * Paying an order with M-Pesa STK push: record the prompt, ask Daraja to send it, take in the
@@ -46,6 +47,8 @@ export interface PaymentDeps {
   confirmCallbacks: boolean;
   /** How long a query-settled payment's mail waits for its receipt. */
   receiptWaitMs: number;
+  /** The shop's Paybill or Till, for paying without the prompt. */
+  lipaNaMpesa: LipaNaMpesa;
 }
 
 type AttemptRow = typeof paymentAttempts.$inferSelect;
@@ -106,7 +109,11 @@ async function findOrderFor(db: Db, viewer: SessionUser, orderId: string) {
   return order;
 }
 
-export async function paymentStatus(db: Db, viewer: SessionUser, orderId: string): Promise<PaymentStatus> {
+export async function paymentStatus(
+  { db, lipaNaMpesa }: Pick<PaymentDeps, 'db' | 'lipaNaMpesa'>,
+  viewer: SessionUser,
+  orderId: string,
+): Promise<PaymentStatus> {
   const order = await findOrderFor(db, viewer, orderId);
   const [last] = await db
     .select()
@@ -116,15 +123,18 @@ export async function paymentStatus(db: Db, viewer: SessionUser, orderId: string
     .limit(1);
   const payments = await paymentsOfOrder(db, orderId);
   const credited = payments.filter((p) => p.status === 'credited');
+  const creditedCents = credited.reduce((sum, p) => sum + p.amountCents, 0);
   return {
     orderId,
+    orderNumber: order.number,
     isPaid: order.isPaid,
     paidAt: order.paidAt?.toISOString() ?? null,
     receipt: order.mpesaReceipt,
     amountDue: amountDue(order.totalCents),
     lastAttempt: last ? toAttemptJson(last) : null,
     payments: payments.map((p) => toLedgerJson(p, viewer.isAdmin ? 'admin' : 'owner')),
-    amountPaid: credited.reduce((sum, p) => sum + p.amountCents, 0) / 100,
+    amountPaid: creditedCents / 100,
+    ...howToPayWithout(lipaNaMpesa, order.number, order.isPaid ? 0 : amountStillDue(order.totalCents, creditedCents)),
   };
 }
 

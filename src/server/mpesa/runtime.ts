@@ -4,6 +4,7 @@ import type { Db } from '../db/client.js';
 import { sharedSecret } from '../db/meta.js';
 import type { Notifications } from '../mail/notifications.js';
 import { createDarajaClient, type DarajaClient } from './daraja-client.js';
+import { lipaNaMpesaOf } from './lipa-na-mpesa.js';
 import { type PaymentDeps, reconcilePendingPayments } from './payments.js';
 
 /**
@@ -78,6 +79,7 @@ export async function startMpesa(
     giveUpAfterMs: config.giveUpAfterMs,
     confirmCallbacks: config.confirmCallbacks,
     receiptWaitMs: config.receiptWaitMs,
+    lipaNaMpesa: lipaNaMpesaOf(config),
     callbackUrl: () => `${callbackBase()}/api/hooks/daraja/stk/${secret}`,
   };
 

@@ -73,7 +73,7 @@ const paymentRoutes: FastifyPluginAsyncZod<PaymentRoutesOptions> = async (
       params: idParams,
       response: { 200: paymentStatus, ...errors },
     },
-    handler: (request) => readPaymentStatus(deps.db, currentUser(request), request.params.id),
+    handler: (request) => readPaymentStatus(deps, currentUser(request), request.params.id),
   });
 
   // Daraja's callbacks are taken as text: the ledger keeps the body exactly as sent, and the

@@ -122,8 +122,22 @@ export const resolvePaymentBody = z.object({
 });
 
 /** What the order page shows about paying: the order's state and its latest prompt. */
+/** Paying an order by Lipa na M-Pesa Paybill, when the prompt does not come: the shop's number, the order's account number. */
+export const paybillDetails = z.object({
+  businessNumber: z.string(),
+  accountNumber: z.string(),
+  /** Whole shillings still to pay. */
+  amount: z.number(),
+});
+/** Paying an order by Lipa na M-Pesa Buy Goods: a till payment carries no account number. */
+export const tillDetails = z.object({
+  tillNumber: z.string(),
+  amount: z.number(),
+});
+
 export const paymentStatus = z.object({
   orderId: z.string(),
+  orderNumber: z.string(),
   isPaid: z.boolean(),
   paidAt: z.string().nullable(),
   receipt: z.string().nullable(),
@@ -134,5 +148,11 @@ export const paymentStatus = z.object({
   payments: z.array(ledgerPayment),
   /** What M-Pesa charged for the payments that credited this order, in shillings. */
   amountPaid: z.number(),
+  /** How to pay without the prompt, for a Paybill shop; null once the order is paid. */
+  paybill: paybillDetails.nullable().optional(),
+  /** How to pay without the prompt, for a Till shop; null once the order is paid. */
+  till: tillDetails.nullable().optional(),
 });
+export type PaybillDetails = z.infer<typeof paybillDetails>;
+export type TillDetails = z.infer<typeof tillDetails>;
 export type PaymentStatus = z.infer<typeof paymentStatus>;

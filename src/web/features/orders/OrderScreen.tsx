@@ -9,6 +9,7 @@ import PageTitle from '../../components/PageTitle';
 import { errorMessage } from '../../lib/errors';
 import AdminOrderActions from './AdminOrderActions';
 import { useGetOrderDetailsQuery } from './api';
+import LipaNaMpesaDetails from './LipaNaMpesaDetails';
 import OrderItemsList from './OrderItemsList';
 import OrderSummary from './OrderSummary';
 import PaymentStatus from './PaymentStatus';
@@ -90,6 +91,7 @@ export default function OrderScreen() {
             {!order.isPaid && isOwner && (
               <ListGroup.Item className="py-3">
                 <PayOrder order={order} />
+                <LipaNaMpesaDetails orderId={order._id} />
               </ListGroup.Item>
             )}
             {user?.isAdmin && <AdminOrderActions order={order} reloading={isFetching} />}

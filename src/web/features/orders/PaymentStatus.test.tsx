@@ -53,6 +53,7 @@ const ledgerPayment = (over: Partial<LedgerPayment>): LedgerPayment => ({
 
 const status = (over: Partial<PaymentStatusBody> = {}): PaymentStatusBody => ({
   orderId: ORDER,
+  orderNumber: 'H4TP8ZRW',
   isPaid: true,
   paidAt: '2026-11-24T08:39:41.000Z',
   receipt: 'SKL4A7K2QZ',

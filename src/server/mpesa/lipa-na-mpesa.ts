@@ -1,0 +1,32 @@
+import type { PaybillDetails, TillDetails } from '../../shared/schemas/payments.js';
+
+/**
+ * Where a shopper sends money without the STK prompt (phone off, SIM toolkit stuck, prompt
+ * dismissed): the shop's Paybill, with the order number as the account number, or its Till.
+ */
+export type LipaNaMpesa = { paybill: string } | { till: string };
+
+/** The shop's Paybill or Till from its M-Pesa settings: a till shop's till number, else its shortcode. */
+export function lipaNaMpesaOf(config: {
+  transactionType: 'paybill' | 'till';
+  shortcode: string;
+  tillNumber: string | undefined;
+}): LipaNaMpesa {
+  return config.transactionType === 'till' ? { till: config.tillNumber ?? config.shortcode } : { paybill: config.shortcode };
+}
+
+/** Whole shillings still to pay: the total less what has been credited, rounded up as M-Pesa charges. */
+export function amountStillDue(totalCents: number, creditedCents: number): number {
+  return Math.max(0, Math.ceil((totalCents - creditedCents) / 100));
+}
+
+/** The details to show for an order: null once nothing is due. */
+export function howToPayWithout(
+  shop: LipaNaMpesa,
+  orderNumber: string,
+  amount: number,
+): { paybill: PaybillDetails | null } | { till: TillDetails | null } {
+  if ('paybill' in shop)
+    return { paybill: amount > 0 ? { businessNumber: shop.paybill, accountNumber: orderNumber, amount } : null };
+  return { till: amount > 0 ? { tillNumber: shop.till, amount } : null };
+}
