@@ -11,7 +11,12 @@ let routes: RouteInfo[];
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Safaricom calls this one: it has no browser session, and its path secret is its credential. */
-const DARAJA_CALLBACK = 'POST /api/hooks/daraja/stk/{token}';
+/** The calls Daraja makes: no browser, no token, and an answer to whatever is sent. */
+const DARAJA_HOOKS = new Set([
+  'POST /api/hooks/daraja/stk/{token}',
+  'POST /api/hooks/daraja/c2b/{token}/confirm',
+  'POST /api/hooks/daraja/c2b/{token}/validate',
+]);
 const SOME_UUID = '00000000-0000-4000-8000-000000000000';
 
 /** A concrete URL for a route template, with every parameter set to `value`. */
@@ -26,7 +31,7 @@ afterAll(() => shop?.stop());
 
 describe('XSRF', () => {
   it('refuses every unsafe /api request no browser vouches for whose header does not echo the cookie, even an admin’s', async () => {
-    const unsafe = routes.filter((r) => UNSAFE.has(r.method) && routeKey(r) !== DARAJA_CALLBACK);
+    const unsafe = routes.filter((r) => UNSAFE.has(r.method) && !DARAJA_HOOKS.has(routeKey(r)));
     expect(unsafe.length).toBeGreaterThan(15);
     for (const route of unsafe) {
       const url = fill(route.path, SOME_UUID);
@@ -37,9 +42,15 @@ describe('XSRF', () => {
     }
   });
 
-  it('exempts only the Daraja callback, which answers without a token', async () => {
-    const res = await shop.client().request('POST', '/api/hooks/daraja/stk/whatever', { json: { Body: {} }, xsrf: false });
-    expect(res.status).toBe(200);
+  it('exempts only the Daraja callbacks, which answer without a token', async () => {
+    for (const path of [
+      '/api/hooks/daraja/stk/whatever',
+      '/api/hooks/daraja/c2b/whatever/confirm',
+      '/api/hooks/daraja/c2b/whatever/validate',
+    ]) {
+      const res = await shop.client().request('POST', path, { json: { Body: {} }, xsrf: false });
+      expect([path, res.status]).toEqual([path, 200]);
+    }
   });
 
   it('sets a readable XSRF-TOKEN cookie and an httpOnly session cookie', async () => {
@@ -211,8 +222,8 @@ describe('malformed input on every route', () => {
       }
     };
     for (const route of routes) {
-      // The Daraja callback acknowledges whatever it is sent (DARAJA.md §3.5); it must only never fail.
-      const acknowledgesAll = routeKey(route) === DARAJA_CALLBACK;
+      // Daraja's callbacks acknowledge whatever they are sent (docs/payments.md); they must only never fail.
+      const acknowledgesAll = DARAJA_HOOKS.has(routeKey(route));
       const hasParams = route.path.includes('{');
       if (hasParams) {
         for (const bad of ['not-an-id', '1', "'%20OR%201=1--", '%00', 'x'.repeat(150)]) {

@@ -58,6 +58,12 @@ interface OpenApiOperation {
 
 /** Safaricom's callback: no session, no XSRF, a secret path token, and it acknowledges whatever it is sent. */
 export const DARAJA_CALLBACK = 'POST /api/hooks/daraja/stk/{token}';
+/** Lipa na M-Pesa (Paybill/Till) confirmation and validation: Daraja's calls too. */
+export const C2B_HOOKS = new Set(['POST /api/hooks/daraja/c2b/{token}/confirm', 'POST /api/hooks/daraja/c2b/{token}/validate']);
+/** Every call Daraja makes: each carries the shop's secret and acknowledges whatever it is sent. */
+export function isDarajaHook(key: string): boolean {
+  return key === DARAJA_CALLBACK || C2B_HOOKS.has(key);
+}
 /** The one route that takes a file. */
 export const UPLOAD_ROUTE = 'POST /api/uploads';
 export const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -646,6 +652,28 @@ function darajaCallbackBody(): fc.Arbitrary<unknown> {
   );
 }
 
+/** Paybill/Till notices: Daraja's fields, every one as a string, a number, hostile text or missing. */
+function c2bBody(): fc.Arbitrary<unknown> {
+  const notice = fc.record(
+    {
+      TransactionType: fc.oneof(fc.constantFrom('Pay Bill', 'Buy Goods', ''), scalar),
+      TransID: fc.oneof(
+        fc.string({ minLength: 1, maxLength: 12 }).map((s) => `FZ${s}`),
+        scalar,
+        container,
+      ),
+      TransTime: fc.oneof(fc.constantFrom('20261121093041', '20260231000000', ''), scalar),
+      TransAmount: fc.oneof(fc.constantFrom('1', '10.00', '-5', '1e9', '0x10'), scalar),
+      BusinessShortCode: fc.oneof(fc.constantFrom('174379', ''), scalar),
+      BillRefNumber: fc.oneof(fc.string({ maxLength: 24 }), hostileString, scalar),
+      MSISDN: fc.oneof(fc.constantFrom('2547 ***** 126', ''), scalar),
+      FirstName: fc.oneof(fc.string({ maxLength: 20 }), hostileString),
+    },
+    { requiredKeys: [] },
+  );
+  return fc.oneof({ weight: 4, arbitrary: notice }, { weight: 1, arbitrary: smallJson });
+}
+
 // ---------------------------------------------------------------------------------------------
 // Paths and queries
 // ---------------------------------------------------------------------------------------------
@@ -706,7 +734,7 @@ function resourceOf(route: RouteSpec, param: ParamSpec): string {
 
 /** A real id when the test has one for the resource, otherwise an unknown one. */
 function realParam(route: RouteSpec, param: ParamSpec, ctx: FuzzContext): fc.Arbitrary<string> {
-  if (route.key === DARAJA_CALLBACK) return fc.constant(ctx.darajaSecret);
+  if (isDarajaHook(route.key)) return fc.constant(ctx.darajaSecret);
   const ids = ctx.ids[resourceOf(route, param)] ?? [];
   return ids.length > 0 ? fc.constantFrom(...ids) : unknownParam(param);
 }
@@ -834,9 +862,11 @@ function anyBody(route: RouteSpec, ctx: FuzzContext): fc.Arbitrary<BodySpec> {
   const value =
     route.key === DARAJA_CALLBACK
       ? darajaCallbackBody()
-      : route.body
-        ? valueFor(route.body, 'body', ctx, 0)
-        : fc.oneof(fc.constant({}), smallJson);
+      : C2B_HOOKS.has(route.key)
+        ? c2bBody()
+        : route.body
+          ? valueFor(route.body, 'body', ctx, 0)
+          : fc.oneof(fc.constant({}), smallJson);
   return fc.oneof(
     { weight: 8, arbitrary: value.map(json) },
     {
@@ -1119,7 +1149,7 @@ function cases(
  */
 export function refusedCases(route: RouteSpec, ctx: FuzzContext): fc.Arbitrary<FuzzCase> | undefined {
   const unsafe = UNSAFE_METHODS.has(route.method);
-  const daraja = route.key === DARAJA_CALLBACK;
+  const daraja = isDarajaHook(route.key);
   const body = unsafe ? anyBody(route, ctx) : fc.constant<BodySpec>({ type: 'none' });
   const real = pathFor(route, ctx, 'real');
   const kinds: Weighted[] = [];
@@ -1185,7 +1215,7 @@ export function mixedCases(route: RouteSpec, ctx: FuzzContext): fc.Arbitrary<Fuz
           { weight: 1, arbitrary: pathFor(route, ctx, 'malformed') },
         );
   const body = unsafe ? anyBody(route, ctx) : fc.constant<BodySpec>({ type: 'none' });
-  return cases(route, 'hostile input', route.key === DARAJA_CALLBACK ? 'acknowledged' : 'any', path, body, {
+  return cases(route, 'hostile input', isDarajaHook(route.key) ? 'acknowledged' : 'any', path, body, {
     query: queryFor(route, ctx),
   });
 }

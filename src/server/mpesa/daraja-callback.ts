@@ -21,11 +21,11 @@ export interface ParsedStkCallback {
 
 const EAT_OFFSET_HOURS = 3; // Africa/Nairobi: UTC+3 all year, no DST
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function nonEmptyString(value: unknown): string | null {
+export function nonEmptyString(value: unknown): string | null {
   if (typeof value !== 'string') return null;
   const trimmed = value.trim();
   return trimmed === '' ? null : trimmed;
@@ -36,7 +36,7 @@ function resultCodeOf(value: unknown): string | null {
   return nonEmptyString(value);
 }
 
-function amountOf(value: unknown): number | null {
+export function amountOf(value: unknown): number | null {
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
   if (typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value)) return Number(value);
   return null;

@@ -17,6 +17,7 @@ import type { SessionUser } from '../domain/sessions.js';
 import { AppError, badRequest, notFound } from '../errors.js';
 import type { Notifications } from '../mail/notifications.js';
 import { countPayment, paymentOutcomeOf } from '../metrics.js';
+import { processC2bConfirmation } from './c2b.js';
 import {
   type DarajaClient,
   DarajaError,
@@ -276,12 +277,18 @@ type CallbackRow = typeof mpesaCallbacks.$inferSelect;
 const MAX_CONFIRM_TRIES = 5;
 
 /** Stores an STK callback body exactly as it came, before anything is done with it. */
-export async function storeCallback(db: Db, body: unknown, remoteIp: string, outcome?: string): Promise<CallbackRow> {
+export async function storeCallback(
+  db: Db,
+  body: unknown,
+  remoteIp: string,
+  outcome?: string,
+  kind: 'stk' | 'c2b_confirmation' = 'stk',
+): Promise<CallbackRow> {
   // PostgreSQL text holds no NUL character: one is kept written out, as JSON would write it.
   const text = (typeof body === 'string' ? body : (JSON.stringify(body ?? null) ?? 'null')).replaceAll('\u0000', '\\u0000');
   const [row] = await db
     .insert(mpesaCallbacks)
-    .values({ kind: 'stk', body: text, remoteIp, ...(outcome && { outcome, processedAt: sql`now()` }) })
+    .values({ kind, body: text, remoteIp, ...(outcome && { outcome, processedAt: sql`now()` }) })
     .returning();
   if (!row) throw new Error('callback insert returned nothing');
   return row;
@@ -406,6 +413,7 @@ async function creditSuccess(
  * (its success could not be confirmed yet).
  */
 export async function processCallback(deps: PaymentDeps, stored: CallbackRow): Promise<string | null> {
+  if (stored.kind === 'c2b_confirmation') return processC2bConfirmation(deps, stored);
   const { db, log } = deps;
   const callback = parseStkCallback(stored.body);
   if (!callback) {

@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorBody, idParams } from '../../shared/schemas/common.js';
@@ -6,6 +7,7 @@ import { paymentStatus, stkPushBody, stkPushResponse } from '../../shared/schema
 import type { RateLimitRule } from '../config.js';
 import { unpaidOrderForAmount } from '../domain/orders.js';
 import { AppError } from '../errors.js';
+import { C2B_REJECT_ACCOUNT, receiveC2bConfirmation, validateC2b } from '../mpesa/c2b.js';
 import {
   type PaymentDeps,
   paymentStatus as readPaymentStatus,
@@ -34,6 +36,9 @@ export interface PaymentRoutesOptions {
   /** MPESA_CALLBACK_ALLOWED_IPS: callbacks from anywhere else are kept but not acted on. */
   callbackAllowedIps?: string[] | undefined;
 }
+
+/** The confirmation's answer: the money has moved, so it is always acknowledged. */
+const C2B_CONFIRM_ACK = { ResultCode: 0, ResultDesc: 'Success' };
 
 const paymentRoutes: FastifyPluginAsyncZod<PaymentRoutesOptions> = async (
   app,
@@ -116,6 +121,52 @@ const paymentRoutes: FastifyPluginAsyncZod<PaymentRoutesOptions> = async (
         }
         await receiveStkCallback({ ...deps, log: request.log }, request.body, request.ip);
         return ACK;
+      },
+    });
+
+    // Lipa na M-Pesa by Paybill or Till: the URLs registered with Daraja carry the same secret.
+    // Neither path names M-Pesa: Daraja silently refuses to register URLs that do.
+    const c2bAllowed = (token: string, request: FastifyRequest) => {
+      if (sameSecret(token, callbackSecret())) return true;
+      request.log.warn({ ip: request.ip }, 'C2B call with a wrong secret ignored');
+      return false;
+    };
+    hooks.post('/api/hooks/daraja/c2b/:token/confirm', {
+      config: { xsrf: false },
+      schema: {
+        tags,
+        summary: 'Daraja posts each Paybill or Till payment here; the path carries the shop’s callback secret',
+        params: z.object({ token: z.string().max(200) }),
+        body: z.string(),
+        response: { 200: z.object({ ResultCode: z.number(), ResultDesc: z.string() }) },
+      },
+      handler: async (request) => {
+        if (!c2bAllowed(request.params.token, request)) return C2B_CONFIRM_ACK;
+        if (callbackAllowedIps && !callbackAllowedIps.includes(request.ip)) {
+          await storeCallback(deps.db, request.body, request.ip, 'refused_ip', 'c2b_confirmation');
+          request.log.warn(
+            { ip: request.ip },
+            'C2B confirmation from an address not in MPESA_CALLBACK_ALLOWED_IPS kept, not acted on',
+          );
+          return C2B_CONFIRM_ACK;
+        }
+        await receiveC2bConfirmation({ ...deps, log: request.log }, request.body, request.ip);
+        return C2B_CONFIRM_ACK;
+      },
+    });
+    hooks.post('/api/hooks/daraja/c2b/:token/validate', {
+      config: { xsrf: false },
+      schema: {
+        tags,
+        summary: 'Daraja asks here whether to take a Paybill payment (when validation is on for the shortcode)',
+        params: z.object({ token: z.string().max(200) }),
+        body: z.string(),
+        response: { 200: z.object({ ResultCode: z.string(), ResultDesc: z.string() }) },
+      },
+      // Daraja waits about 8 s for this answer: one indexed read, nothing else.
+      handler: async (request) => {
+        if (!c2bAllowed(request.params.token, request)) return C2B_REJECT_ACCOUNT;
+        return validateC2b(deps, request.body);
       },
     });
   });

@@ -26,7 +26,9 @@ import { loadExistingOrder } from '../orders.js';
  * - A success with a receipt settles its order when the order is unpaid and the amount covers
  *   what is due, whatever became of the prompt (pending, timed out, given up, answer lost).
  * - A payment for an order already paid is a double payment: an exception, to refund.
- * - A payment short of what is due is an exception; amounts are compared exactly, in cents.
+ * - A prompt's payment short of what is due is an exception; amounts are compared exactly, in
+ *   cents. By Paybill a shopper may pay in parts: each part is credited, and the order is paid
+ *   once they add up to what is due.
  * - A payment above what is due pays the order, and stands open as overpaid until the merchant
  *   refunds or keeps the difference.
  * - A payment that names no order the shop can find is unmatched, for an admin to assign.
@@ -72,24 +74,50 @@ export type RecordOutcome =
   | { kind: 'receipt_filled'; payment: LedgerRow };
 
 /** What a payment does to the order it names, decided under the order's row lock. */
+interface Verdict {
+  orderId: string | null;
+  status: LedgerStatus;
+  exception: PaymentException | null;
+  /** The order is paid once this payment is in (false for a part payment). */
+  paysOrder: boolean;
+}
+
 async function judgeAgainstOrder(
   tx: Queryable,
   orderId: string | null,
   amountCents: number,
-): Promise<{ orderId: string | null; status: LedgerStatus; exception: PaymentException | null }> {
-  if (orderId === null) return { orderId: null, status: 'exception', exception: 'unmatched' };
+  source: PaymentSource,
+): Promise<Verdict> {
+  const unmatched: Verdict = { orderId: null, status: 'exception', exception: 'unmatched', paysOrder: false };
+  if (orderId === null) return unmatched;
   const [order] = await tx
     .select({ isPaid: orders.isPaid, totalCents: orders.totalCents })
     .from(orders)
     .where(eq(orders.id, orderId))
     .for('update');
-  if (!order) return { orderId: null, status: 'exception', exception: 'unmatched' };
-  if (order.isPaid) return { orderId, status: 'exception', exception: 'double_payment' };
-  const due = amountDueCents(order.totalCents);
-  if (amountCents < due) return { orderId, status: 'exception', exception: 'amount_short' };
+  if (!order) return unmatched;
+  if (order.isPaid) return { orderId, status: 'exception', exception: 'double_payment', paysOrder: false };
+  // A Paybill payment may be one of several: what earlier ones credited counts towards the order.
+  const already = source === 'c2b' ? await creditedCents(tx, orderId) : 0;
+  const due = Math.max(0, amountDueCents(order.totalCents) - already);
+  if (amountCents < due) {
+    // The STK prompt asks for the whole amount, so less is odd; by Paybill it is a part payment.
+    return source === 'c2b'
+      ? { orderId, status: 'credited', exception: null, paysOrder: false }
+      : { orderId, status: 'exception', exception: 'amount_short', paysOrder: false };
+  }
   // It pays the order; what is paid beyond it is the shopper's, and the merchant must see it.
-  if (amountCents > due) return { orderId, status: 'credited', exception: 'overpaid' };
-  return { orderId, status: 'credited', exception: null };
+  if (amountCents > due) return { orderId, status: 'credited', exception: 'overpaid', paysOrder: true };
+  return { orderId, status: 'credited', exception: null, paysOrder: true };
+}
+
+/** What the ledger has credited to an order so far, in cents. */
+async function creditedCents(tx: Queryable, orderId: string): Promise<number> {
+  const [row] = await tx
+    .select({ cents: sql<string | null>`sum(${mpesaPayments.amountCents})` })
+    .from(mpesaPayments)
+    .where(and(eq(mpesaPayments.orderId, orderId), eq(mpesaPayments.status, 'credited')));
+  return Number(row?.cents ?? 0);
 }
 
 /** Marks the order paid by this payment; the shopper is mailed once its receipt is known. */
@@ -168,9 +196,9 @@ export async function recordPayment(
     if (existing.receipt === null && payment.receipt !== null) return fillReceipt(tx, deps, existing, payment);
     return { kind: 'duplicate', payment: existing };
   }
-  const verdict = heldAs
-    ? { orderId: null, status: 'exception' as const, exception: heldAs }
-    : await judgeAgainstOrder(tx, orderId, payment.amountCents);
+  const verdict: Verdict = heldAs
+    ? { orderId: null, status: 'exception', exception: heldAs, paysOrder: false }
+    : await judgeAgainstOrder(tx, orderId, payment.amountCents, payment.source);
   const exception = verdict.exception ?? (payment.receipt === null ? 'receipt_missing' : null);
   const [row] = await tx
     .insert(mpesaPayments)
@@ -189,7 +217,7 @@ export async function recordPayment(
     })
     .returning();
   if (!row) throw new Error('ledger insert returned nothing');
-  if (verdict.status === 'credited' && verdict.orderId) await creditOrder(tx, deps, verdict.orderId, row);
+  if (verdict.paysOrder && verdict.orderId) await creditOrder(tx, deps, verdict.orderId, row);
   if (exception) countPaymentException(exception);
   const level = verdict.exception ? 'warn' : 'info';
   deps.log[level](
@@ -201,7 +229,11 @@ export async function recordPayment(
       source: row.source,
       exception,
     },
-    verdict.exception ? 'M-Pesa payment recorded as an exception' : 'order paid with M-Pesa',
+    verdict.exception
+      ? 'M-Pesa payment recorded as an exception'
+      : verdict.paysOrder
+        ? 'order paid with M-Pesa'
+        : 'M-Pesa part payment credited to its order',
   );
   return { kind: verdict.status === 'credited' ? 'credited' : 'exception', payment: row };
 }
@@ -312,7 +344,7 @@ export async function assignPayment(db: Db, deps: LedgerDeps, paymentId: string,
     }
     const [order] = await tx.select({ id: orders.id }).from(orders).where(eq(orders.id, orderId));
     if (!order) throw notFound('Order not found');
-    const verdict = await judgeAgainstOrder(tx, orderId, payment.amountCents);
+    const verdict = await judgeAgainstOrder(tx, orderId, payment.amountCents, payment.source as PaymentSource);
     const exception = verdict.exception ?? (payment.receipt === null ? 'receipt_missing' : null);
     const [row] = await tx
       .update(mpesaPayments)
@@ -320,7 +352,7 @@ export async function assignPayment(db: Db, deps: LedgerDeps, paymentId: string,
       .where(eq(mpesaPayments.id, paymentId))
       .returning();
     if (!row) throw new Error('ledger update returned nothing');
-    if (verdict.status === 'credited') await creditOrder(tx, deps, orderId, row);
+    if (verdict.paysOrder) await creditOrder(tx, deps, orderId, row);
     if (exception) countPaymentException(exception);
     deps.log.info({ paymentId, orderId, status: row.status, exception }, 'M-Pesa payment assigned to an order');
     return toLedgerJson(row, 'admin');
