@@ -170,6 +170,14 @@ const MATRIX: Record<string, Row> = {
     expect: everyone(200),
     call: async () => ({ path: '/api/hooks/daraja/stk/not-the-secret', json: { Body: {} } }),
   },
+  'POST /api/hooks/daraja/c2b/{token}/confirm': {
+    expect: everyone(200),
+    call: async () => ({ path: '/api/hooks/daraja/c2b/not-the-secret/confirm', json: { TransID: 'X' } }),
+  },
+  'POST /api/hooks/daraja/c2b/{token}/validate': {
+    expect: everyone(200),
+    call: async () => ({ path: '/api/hooks/daraja/c2b/not-the-secret/validate', json: { TransID: 'X' } }),
+  },
   'GET /api/admin/payments': { expect: adminOnly(200), call: async () => ({ path: '/api/admin/payments?status=exception' }) },
   'GET /api/admin/payments/summary': { expect: adminOnly(200), call: async () => ({ path: '/api/admin/payments/summary' }) },
   'POST /api/admin/payments': {
@@ -220,6 +228,8 @@ const SESSIONLESS = new Set([
   'POST /api/users/forgot-password',
   'POST /api/users/reset-password/{token}',
   'POST /api/hooks/daraja/stk/{token}',
+  'POST /api/hooks/daraja/c2b/{token}/confirm',
+  'POST /api/hooks/daraja/c2b/{token}/validate',
 ]);
 const PUBLIC_CATALOGUE = ['GET /api/products', 'GET /api/products/top', 'GET /api/products/{id}'];
 

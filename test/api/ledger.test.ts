@@ -86,7 +86,7 @@ async function listLedger(filter: string): Promise<LedgerPayment[]> {
 
 async function paidMails(orderId: string): Promise<string[]> {
   const result = (await shop.database.db.execute(
-    sql`SELECT text_body FROM mail_queue WHERE kind = 'order_paid' AND text_body LIKE ${`%${orderId.slice(0, 8).toUpperCase()}%`}`,
+    sql`SELECT text_body FROM mail_queue WHERE kind = 'order_paid' AND text_body LIKE ${`%${orderId}%`}`,
   )) as unknown as { rows: { text_body: string }[] };
   return result.rows.map((r) => r.text_body);
 }

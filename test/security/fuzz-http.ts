@@ -154,7 +154,10 @@ export function judge(answer: Answer, expectation: Expectation): string | undefi
   }
   if (status < 200 || status >= 300) return `unexpected status ${status}`;
   if (expectation === 'refused') return `accepted (${status}) a request that must be refused`;
-  if (expectation === 'acknowledged' && (answer.body as { ResultCode?: unknown } | undefined)?.ResultCode !== 0) {
+  // Daraja's shapes: 0 acknowledges a result or confirmation; a validation accepts with "0" or
+  // refuses an unknown account with "C2B00012".
+  const resultCode = (answer.body as { ResultCode?: unknown } | undefined)?.ResultCode;
+  if (expectation === 'acknowledged' && resultCode !== 0 && resultCode !== '0' && resultCode !== 'C2B00012') {
     return `callback answered ${status} without the acknowledgement`;
   }
   return undefined;

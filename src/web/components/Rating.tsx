@@ -5,6 +5,11 @@ export function halfSteps(value: number): number {
   return Math.min(5, Math.max(0, Math.round(value * 2) / 2));
 }
 
+/** "1 review", "3 reviews". */
+export function reviewCount(count: number): string {
+  return `${count} review${count === 1 ? '' : 's'}`;
+}
+
 /** Five stars in half steps (spec §2), with the rating and an optional text for screen readers and eyes. */
 export default function Rating({ value, text }: { value: number; text?: string }) {
   const shown = halfSteps(value);

@@ -10,12 +10,24 @@ type Kind = 'error' | 'success';
 let wanted = false;
 const listeners = new Set<() => void>();
 
+/** Error toasts still on screen: a success clears them, so a fixed mistake stops being shown. */
+const openErrors = new Set<string | number>();
+
 function show(kind: Kind, msg: string): void {
   if (!wanted) {
     wanted = true;
     for (const listener of listeners) listener();
   }
-  void import('react-toastify').then(({ toast }) => toast[kind](msg));
+  void import('react-toastify').then(({ toast }) => {
+    if (kind === 'success') {
+      for (const id of openErrors) toast.dismiss(id);
+      openErrors.clear();
+      toast.success(msg);
+      return;
+    }
+    const id = toast.error(msg, { onClose: () => openErrors.delete(id) });
+    openErrors.add(id);
+  });
 }
 
 /** For the layout: whether to mount the toast container yet (useSyncExternalStore's two halves). */

@@ -6,7 +6,7 @@ import { useLogoutMutation } from '../../features/account/api';
 import { signedOut } from '../../features/account/authSlice';
 import { resetCart } from '../../features/cart/cartSlice';
 import { LEDGER_SUMMARY_POLL_MS, useGetLedgerSummaryQuery } from '../../features/orders/paymentsApi';
-import { toastErrors } from '../../lib/toast';
+import { toastErrors, toastSuccess } from '../../lib/toast';
 import { api } from '../api';
 import { paths } from '../paths';
 import { useAppDispatch } from '../store';
@@ -33,7 +33,8 @@ export default function UserMenu({ user }: { user: PublicUser }) {
   /** Log Out ends the session, clears the cart and shipping data and the user, then goes to /login (spec §2). */
   async function logOut() {
     try {
-      await logout().unwrap();
+      const { msg } = await logout().unwrap();
+      toastSuccess(msg);
     } catch (error) {
       // Even if the server cannot be reached, this browser forgets the shopper.
       toastErrors(error);

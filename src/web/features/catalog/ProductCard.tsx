@@ -6,7 +6,7 @@ import type { Product } from '../../../shared/schemas/products';
 import { paths } from '../../app/paths';
 import Price from '../../components/Price';
 import { photoSources } from '../../components/photoSources';
-import Rating from '../../components/Rating';
+import Rating, { reviewCount } from '../../components/Rating';
 import './catalog.css';
 
 /** Product photos are stored square at this size; the attributes let the browser reserve the space. */
@@ -41,7 +41,7 @@ export default function ProductCard({ product, eager = false, priority = false }
             {product.name}
           </Link>
         </Card.Title>
-        <Rating value={product.rating} text={`${product.numReviews} reviews`} />
+        <Rating value={product.rating} text={reviewCount(product.numReviews)} />
         <div className="mt-auto d-flex align-items-center justify-content-between gap-2 flex-wrap">
           <Price value={product.price} className="fs-5 fw-bold" />
           {outOfStock && (

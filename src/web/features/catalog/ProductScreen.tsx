@@ -18,7 +18,7 @@ import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import Price from '../../components/Price';
 import { photoSources } from '../../components/photoSources';
-import Rating from '../../components/Rating';
+import Rating, { reviewCount } from '../../components/Rating';
 import { errorMessage } from '../../lib/errors';
 import { addToCart } from '../cart/cartSlice';
 import { useGetProductDetailsQuery } from './api';
@@ -111,7 +111,7 @@ function ProductDetails({ product }: { product: ProductDetail }) {
             <Col lg={7}>
               <h1 className="h3">{product.name}</h1>
               <p className="small text-body-secondary mb-2">{product.category}</p>
-              <Rating value={product.rating} text={`${product.numReviews} reviews`} />
+              <Rating value={product.rating} text={reviewCount(product.numReviews)} />
               <Price value={product.price} className="d-block fs-3 fw-bold my-3" />
               <p style={{ whiteSpace: 'pre-line' }}>{product.description}</p>
             </Col>

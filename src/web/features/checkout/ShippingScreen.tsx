@@ -91,7 +91,7 @@ function ShippingForm() {
           <Form.Control
             list="county-options"
             autoComplete="address-level1"
-            placeholder="Choose or type your county"
+            placeholder="e.g. Nairobi"
             value={county}
             onChange={(e) => setCounty(e.target.value)}
           />
@@ -102,7 +102,7 @@ function ShippingForm() {
           <Form.Control
             {...numericInput}
             autoComplete="tel-national"
-            placeholder="0711223344"
+            placeholder="e.g. 0711223344"
             value={phoneNumber}
             onChange={(e) => setPhoneNumber(e.target.value)}
           />
@@ -112,7 +112,7 @@ function ShippingForm() {
           <Form.Control
             {...numericInput}
             autoComplete="postal-code"
-            placeholder="00100"
+            placeholder="e.g. 00100"
             value={postalCode}
             onChange={(e) => setPostalCode(e.target.value)}
           />
@@ -122,7 +122,7 @@ function ShippingForm() {
           <Form.Control
             list="sub-county-options"
             autoComplete="address-level2"
-            placeholder="Enter your sub county"
+            placeholder="e.g. Westlands"
             value={subCounty}
             onChange={(e) => setSubCounty(e.target.value)}
           />
@@ -133,7 +133,7 @@ function ShippingForm() {
           <Form.Control
             list="ward-options"
             autoComplete="address-level3"
-            placeholder="Enter your ward"
+            placeholder="e.g. Parklands/Highridge"
             value={ward}
             onChange={(e) => setWard(e.target.value)}
           />

@@ -9,13 +9,32 @@ import { paths } from '../../app/paths';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { paymentsApi, useSendPaymentPromptMutation } from './paymentsApi';
 
+const MPESA_NUMBER_KEY = 'mpesaNumber';
+
+function rememberedMpesaNumber(): string | null {
+  try {
+    return localStorage.getItem(MPESA_NUMBER_KEY);
+  } catch {
+    return null;
+  }
+}
+
+function rememberMpesaNumber(number: string): void {
+  try {
+    localStorage.setItem(MPESA_NUMBER_KEY, number);
+  } catch {
+    // Private mode or full storage: the field simply starts empty of it next time.
+  }
+}
+
 /**
  * Where the owner of an unpaid order pays (spec §2, §7): the shop sends an M-Pesa prompt to the
  * number given, shows the server's msg as a toast and goes home; the order page shows the result.
  */
 export default function PayOrder({ order }: { order: Order }) {
   const navigate = useNavigate();
-  const [phoneNumber, setPhoneNumber] = useState(order.shippingAddress.phoneNumber);
+  // The number last paid with on this device, else the order's contact number.
+  const [phoneNumber, setPhoneNumber] = useState(() => rememberedMpesaNumber() ?? order.shippingAddress.phoneNumber);
   const [sendPrompt, { isLoading: sending }] = useSendPaymentPromptMutation();
   // Read, not subscribed: PaymentStatus keeps this up to date.
   const { data: status } = paymentsApi.endpoints.getPaymentStatus.useQueryState(order._id);
@@ -28,6 +47,7 @@ export default function PayOrder({ order }: { order: Order }) {
     event.preventDefault();
     try {
       const { msg } = await sendPrompt({ orderId: order._id, phoneNumber: phoneNumber.trim(), Amount: amount }).unwrap();
+      rememberMpesaNumber(phoneNumber.trim());
       toastSuccess(msg);
       navigate(paths.home);
     } catch (error) {
@@ -43,7 +63,7 @@ export default function PayOrder({ order }: { order: Order }) {
           type="tel"
           inputMode="numeric"
           autoComplete="tel"
-          placeholder="0712345678"
+          placeholder="e.g. 0712345678"
           required
           maxLength={20}
           value={phoneNumber}
@@ -58,6 +78,11 @@ export default function PayOrder({ order }: { order: Order }) {
       </Form.Group>
       <p className="mb-3">
         You will pay <strong>{formatKsh(amount)}</strong>
+        {amount !== order.totalPrice && (
+          <span className="d-block small text-body-secondary">
+            M-Pesa charges whole shillings: {formatKsh(amount).replace(/\.00$/, '')}
+          </span>
+        )}
       </p>
       <Button type="submit" variant="success" className="w-100" disabled={sending}>
         {sending && <Spinner animation="border" size="sm" aria-hidden="true" className="me-2" />}
