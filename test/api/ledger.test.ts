@@ -321,5 +321,5 @@ describe('MPESA_CALLBACK_ALLOWED_IPS', () => {
     } finally {
       await guarded.stop();
     }
-  });
+  }, 90_000); // starts a shop of its own
 });
