@@ -14,10 +14,10 @@ import {
   type StkPushInput,
 } from '../../src/server/mpesa/daraja-client.js';
 import { interpretErrorResponse, parseDarajaErrorBody } from '../../src/server/mpesa/daraja-errors.js';
-import { type DarajaSimulator, type SimulatorOptions, startDarajaSimulator } from '../../tools/daraja-simulator/index.js';
+import { type DarajaSimulator, type SimulatorOptions, startDarajaSimulator } from '../../src/server/mpesa/simulator/index.js';
 
 /**
- * The Daraja client over real HTTP against the Daraja simulator (tools/daraja-simulator). Faults the
+ * The Daraja client over real HTTP against the Daraja simulator (src/server/mpesa/simulator). Faults the
  * simulator does not produce (hangs, 503s, a refused token) come from a small forwarding proxy in
  * front of it; callbacks are received by a small node:http server on 127.0.0.1.
  */

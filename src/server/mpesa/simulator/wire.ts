@@ -1,6 +1,6 @@
 /**
  * Wire-format helpers for the Daraja simulator (part of the test double in index.ts; nothing in
- * the shop imports this). Ids, receipts, Nairobi timestamps, the STK password and the field rules
+ * the shop's own code imports this). Ids, receipts, Nairobi timestamps, the STK password and the field rules
  * of DARAJA.md §2.1, written independently of the shop's client so that the simulator checks the
  * client rather than agreeing with it by construction.
  */

@@ -1,5 +1,6 @@
 /**
- * Daraja simulator — a TEST DOUBLE for Safaricom's M-Pesa Daraja API. It is not part of the shop.
+ * Daraja simulator — a TEST DOUBLE for Safaricom's M-Pesa Daraja API. It ships with the server
+ * (MPESA_ENV=simulator starts it, see ../local-simulator.ts) but is not part of the shop's logic.
  *
  * Safaricom's Daraja cannot be reached from development machines or CI (and its sandbox cannot be
  * told which result to return), so this small HTTP server stands in for it. It speaks Daraja's
@@ -18,8 +19,9 @@
  * between Daraja and the shop (SimulatorFault), for the shop's chaos tests.
  *
  * Rules of the double:
- * - Self-contained: it imports nothing from src/ and the shop must only ever talk to it over HTTP,
- *   through the same client it uses for Safaricom (MPESA_ENV=simulator).
+ * - Self-contained: it imports only node: built-ins and its own folder (test/architecture checks
+ *   this), so that it checks the shop's client rather than sharing its code. The shop only ever
+ *   talks to it over HTTP, through the same client it uses for Safaricom (MPESA_ENV=simulator).
  * - Bound to loopback (127.0.0.1) by default; it never calls the real Daraja. The only outbound
  *   requests are the callbacks, to the URL the caller supplied.
  * - No retries of callbacks (Safaricom says it does not retry); 'twice' exists to test idempotency.
@@ -27,7 +29,7 @@
  * - Beyond Daraja's observable behaviour it only adds the phone-number outcome table; there is no
  *   control API.
  *
- * Standalone: `npx tsx tools/daraja-simulator/cli.ts` (see cli.ts).
+ * Standalone: `npx tsx src/server/mpesa/simulator/cli.ts` (see cli.ts).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
