@@ -1,4 +1,3 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorBody, idParams } from '../../shared/schemas/common.js';
@@ -6,6 +5,7 @@ import { paymentStatus, stkPushBody, stkPushResponse } from '../../shared/schema
 import type { RateLimitRule } from '../config.js';
 import { unpaidOrderForAmount } from '../domain/orders.js';
 import { AppError } from '../errors.js';
+import { sameSecret } from '../lib/same-secret.js';
 import {
   type PaymentDeps,
   paymentStatus as readPaymentStatus,
@@ -20,12 +20,6 @@ const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody,
 
 /** What Daraja gets back for every callback, at once (DARAJA.md §3.5). */
 const ACK = { ResultCode: 0, ResultDesc: 'Accepted' };
-
-function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
 
 export interface PaymentRoutesOptions {
   deps: PaymentDeps;
