@@ -116,6 +116,12 @@ describe('orderPlacedMail', () => {
     expect(slashed.text + slashed.html).not.toContain('.ke//');
   });
 
+  it('dates the order by the Nairobi day: one placed at 01:00 EAT is on that day, not the UTC day before', () => {
+    const late = orderPlacedMail(anOrder({ createdAt: '2025-03-14T22:00:00.000Z' }), SHOP_URL);
+    expectBoth(late, ['placed on 2025-03-15']);
+    expect(late.text).not.toContain('2025-03-14');
+  });
+
   it('skips the payment instructions when the order is already paid', () => {
     const already = orderPlacedMail(anOrder(paid), SHOP_URL);
     expect(already.text).not.toContain('HOW TO PAY');

@@ -14,9 +14,7 @@ import OrderSummary from './OrderSummary';
 import PaymentStatus from './PaymentStatus';
 import PayOrder from './PayOrder';
 import '../../styles/list-group.scss';
-
-/** Dates are shown as their first 10 characters, the day (spec §9). */
-const day = (timestamp: string | null) => timestamp?.slice(0, 10) ?? '';
+import { nairobiDay } from '../../../shared/dates';
 
 /** One order (spec §2, Order details): address, delivery and payment state, items, summary and the next steps. */
 export default function OrderScreen() {
@@ -65,7 +63,7 @@ export default function OrderScreen() {
                 {address.phoneNumber}
               </p>
               {order.isDelivered ? (
-                <Message variant="success">Delivered on {day(order.deliveredAt)}</Message>
+                <Message variant="success">Delivered on {nairobiDay(order.deliveredAt)}</Message>
               ) : (
                 <Message variant="danger">Not Delivered</Message>
               )}

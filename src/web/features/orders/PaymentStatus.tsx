@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import Badge from 'react-bootstrap/Badge';
 import Spinner from 'react-bootstrap/Spinner';
+import { nairobiDay } from '../../../shared/dates';
 import { formatKsh } from '../../../shared/money';
 import type { Order } from '../../../shared/schemas/orders';
 import type { LedgerPayment, PaymentStatus as PaymentStatusBody } from '../../../shared/schemas/payments';
@@ -9,9 +10,6 @@ import Message from '../../components/Message';
 import { errorMessage } from '../../lib/errors';
 import { exceptionReason, receivedTime, STATUS_LABEL, STATUS_VARIANT } from './ledgerText';
 import { PAYMENT_POLL_MS, paymentsApi, useGetPaymentStatusQuery } from './paymentsApi';
-
-/** Dates are shown as their first 10 characters, the day (spec §9). */
-const day = (timestamp: string | null) => timestamp?.slice(0, 10) ?? '';
 
 /**
  * The order's payment status from the server, asked again every 2 s while a prompt waits on the
@@ -169,7 +167,7 @@ export default function PaymentStatus({ order, canPay, isAdmin = false }: { orde
       <div aria-live="polite">
         {order.isPaid ? (
           <Message variant="success">
-            <span className="me-3">Paid on {day(order.paidAt)}</span>
+            <span className="me-3">Paid on {nairobiDay(order.paidAt)}</span>
             {order.mpesaReceipt && (
               <span className="d-inline-block me-3">
                 M-Pesa receipt <strong className="font-monospace">{order.mpesaReceipt}</strong>
