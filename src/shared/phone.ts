@@ -2,7 +2,7 @@
 export const MSISDN_PATTERN = /^254[71]\d{8}$/;
 
 /**
- * Kenyan mobile numbers as M-Pesa takes them: 2547XXXXXXXX or 2541XXXXXXXX (DARAJA.md §6).
+ * Kenyan mobile numbers as M-Pesa takes them: 2547XXXXXXXX or 2541XXXXXXXX (docs/payments.md, Phone numbers).
  * Accepts 07…, 01…, +254…, 254…, 00254… and 7…/1… with spaces, dashes, dots or brackets.
  * Returns null for anything else.
  */

@@ -211,7 +211,7 @@ describe('malformed input on every route', () => {
       }
     };
     for (const route of routes) {
-      // The Daraja callback acknowledges whatever it is sent (DARAJA.md §3.5); it must only never fail.
+      // The Daraja callback acknowledges whatever it is sent (docs/payments.md, The callback); it must only never fail.
       const acknowledgesAll = routeKey(route) === DARAJA_CALLBACK;
       const hasParams = route.path.includes('{');
       if (hasParams) {

@@ -54,7 +54,7 @@ async function shopperWithOrder() {
   return { shopper, order: placed.body as Order, ...visitor };
 }
 
-/** Fills the M-Pesa number, sends the prompt, and checks the toast and the way home (spec §2, §7). */
+/** Fills the M-Pesa number, sends the prompt, and checks the toast and the way home (docs/product-rules.md: Screens, API). */
 async function payWith(page: Page, phone: string, masked: string) {
   await page.getByLabel('M-Pesa phone number').fill(phone);
   await page.getByRole('button', { name: 'Pay with M-Pesa' }).click();

@@ -10,7 +10,7 @@ const ORDER_URL = `${SHOP_URL}/order/${ORDER_ID}`;
 const SCRIPT = '<script>alert(1)</script>';
 const IMG = '"><img src=x onerror=alert(1)>';
 
-/** A worked order of spec §9: 2 × 1,499.50 + 3 × 249.99, Ksh 100 shipping, 15% tax. */
+/** A worked order by the pricing rules (docs/product-rules.md, Constants): 2 × 1,499.50 + 3 × 249.99, Ksh 100 shipping, 15% tax. */
 function anOrder(overrides: Partial<Order> = {}): Order {
   return {
     _id: ORDER_ID,

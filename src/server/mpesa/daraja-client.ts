@@ -1,5 +1,5 @@
 /**
- * Typed client for Safaricom Daraja's M-Pesa Express (STK push) API — DARAJA.md §1, §2, §4, §8.
+ * Typed client for Safaricom Daraja's M-Pesa Express (STK push) API (docs/payments.md: OAuth, STK push request, STK query).
  * The same client talks to the local simulator, the sandbox and production; only baseUrl and the
  * credentials differ.
  *
@@ -111,7 +111,7 @@ export function darajaTimestamp(date: Date): string {
   return eat.slice(0, 19).replace(/\D/g, '');
 }
 
-/** base64(BusinessShortCode + Passkey + Timestamp) — DARAJA.md §2.1. */
+/** base64(BusinessShortCode + Passkey + Timestamp) (docs/payments.md, STK push request). */
 export function darajaPassword(shortcode: string, passkey: string, timestamp: string): string {
   return Buffer.from(`${shortcode}${passkey}${timestamp}`, 'utf8').toString('base64');
 }

@@ -18,7 +18,7 @@ import { currentUser } from '../plugins/sessions.js';
 const tags = ['payments'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 429: errorBody, 502: errorBody, 503: errorBody };
 
-/** What Daraja gets back for every callback, at once (DARAJA.md §3.5). */
+/** What Daraja gets back for every callback, at once (docs/payments.md, The callback). */
 const ACK = { ResultCode: 0, ResultDesc: 'Accepted' };
 
 export interface PaymentRoutesOptions {

@@ -5,7 +5,7 @@ export function halfSteps(value: number): number {
   return Math.min(5, Math.max(0, Math.round(value * 2) / 2));
 }
 
-/** Five stars in half steps (spec §2), with the rating and an optional text for screen readers and eyes. */
+/** Five stars in half steps (docs/product-rules.md, Screens), with the rating and an optional text for screen readers and eyes. */
 export default function Rating({ value, text }: { value: number; text?: string }) {
   const shown = halfSteps(value);
   return (

@@ -5,7 +5,7 @@
  * Safaricom's Daraja cannot be reached from development machines or CI (and its sandbox cannot be
  * told which result to return), so this small HTTP server stands in for it. It speaks Daraja's
  * wire contract — paths, request and response bodies, error bodies and status codes, as described
- * in /work/shared/mpesa/DARAJA.md §1–§4 and §9 — for the three calls the shop makes:
+ * in docs/payments.md (Facts about Daraja the code relies on) — for the three calls the shop makes:
  *
  *   GET  /oauth/v1/generate?grant_type=client_credentials   (HTTP Basic consumer key:secret)
  *   POST /mpesa/stkpush/v1/processrequest                    (Bearer token)
@@ -339,7 +339,7 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
 
   async function readJsonObject(req: IncomingMessage): Promise<Record<string, unknown>> {
     const mediaType = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-    // Daraja answers a missing/wrong Content-Type with this misleading message (DARAJA.md §0).
+    // Daraja answers a missing/wrong Content-Type with this misleading message (docs/payments.md, Daraja in brief).
     if (mediaType !== 'application/json') throw invalidField('BusinessShortCode');
     const chunks: Buffer[] = [];
     let size = 0;

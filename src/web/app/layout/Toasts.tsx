@@ -1,7 +1,7 @@
 import { ToastContainer } from 'react-toastify';
 import 'react-toastify/dist/ReactToastify.css';
 
-/** Toasts top-right for 5 s (spec §9); loaded with the first toast (lib/toast.ts). */
+/** Toasts top-right for 5 s (docs/product-rules.md, Constants); loaded with the first toast (lib/toast.ts). */
 export default function Toasts() {
   return <ToastContainer position="top-right" autoClose={5000} newestOnTop />;
 }

@@ -7,9 +7,7 @@ import Price from '../../components/Price';
 import '../../styles/tables.scss';
 import { nairobiDay } from '../../../shared/dates';
 
-/** A date from the API cut to YYYY-MM-DD, as lists show it (spec §9). */
-
-/** The shopper's own orders (spec §2, Profile): ID, DATE, TOTAL, PAID, DELIVERED and Details. */
+/** The shopper's own orders (docs/product-rules.md, Screens: Profile): ID, DATE, TOTAL, PAID, DELIVERED and Details. */
 export default function MyOrdersTable({ orders }: { orders: Order[] }) {
   return (
     <Table striped hover responsive size="sm" className="align-middle my-orders">

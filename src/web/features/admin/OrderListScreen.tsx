@@ -35,7 +35,7 @@ function orderFilters(paid: FlagChoice, delivered: FlagChoice): { isPaid?: boole
   };
 }
 
-/** Every order, newest first, with payment and delivery filters kept in the address (spec §2, Admin order list). */
+/** Every order, newest first, with payment and delivery filters kept in the address (docs/product-rules.md, Screens: Admin order list). */
 export default function OrderListScreen() {
   const [searchParams, setSearchParams] = useSearchParams();
   const paid = flagChoice(searchParams.get('isPaid'));

@@ -16,7 +16,7 @@ import PayOrder from './PayOrder';
 import '../../styles/list-group.scss';
 import { nairobiDay } from '../../../shared/dates';
 
-/** One order (spec §2, Order details): address, delivery and payment state, items, summary and the next steps. */
+/** One order (docs/product-rules.md, Screens: Order details): address, delivery and payment state, items, summary and the next steps. */
 export default function OrderScreen() {
   const { id = '' } = useParams();
   const user = useAppSelector((s) => s.auth.user);

@@ -155,7 +155,7 @@ export function OrderPayments({ payments, showReasons }: { payments: LedgerPayme
 }
 
 /**
- * The payment part of the order page (spec §2): 'Paid on {date}' with the M-Pesa receipt and what
+ * The payment part of the order page (docs/product-rules.md, Screens): 'Paid on {date}' with the M-Pesa receipt and what
  * M-Pesa charged, or 'Not Paid' and the live state of the latest prompt, in one polite live region,
  * so a screen reader hears the change from waiting to paid or failed without moving focus; then
  * every payment on the order.
