@@ -12,10 +12,10 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { demoProducts } from '../src/server/db/demo-catalogue.js';
+import { WEBP_QUALITY } from '../src/server/domain/images.js';
 import { demoImagesDir } from '../src/server/paths.js';
 
 const SIZE = 640;
-const WEBP_QUALITY = 80;
 const MAX_BYTES = 40 * 1024;
 
 // ---------------------------------------------------------------------------------------------

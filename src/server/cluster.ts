@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config.js';
 import { setupClusterMetrics } from './metrics.js';
+import { type LocalSimulator, startLocalSimulator } from './mpesa/local-simulator.js';
 
 /**
  * Cluster mode (WEB_CONCURRENCY > 1): this process, the primary, serves nothing itself. It forks
@@ -35,20 +36,11 @@ interface Slot {
 
 export async function runPrimary(config: AppConfig, log: Logger): Promise<void> {
   const workerEnv: Record<string, string> = {};
-  let simulator: { url: string; close(): Promise<void> } | undefined;
+  let simulator: LocalSimulator | undefined;
   if (config.mpesa.env === 'simulator' && !config.mpesa.simulatorUrl) {
-    // Loaded only in simulator mode, as in mpesa/runtime.ts: the test double lives apart from the shop.
-    const { startDarajaSimulator } = await import('../../tools/daraja-simulator/index.js');
-    simulator = await startDarajaSimulator({
-      consumerKey: config.mpesa.consumerKey,
-      consumerSecret: config.mpesa.consumerSecret,
-      shortcode: config.mpesa.shortcode,
-      passkey: config.mpesa.passkey,
-      callbackDelayMs: config.mpesa.simulatorDelayMs,
-      log: (msg, data) => log.info({ simulator: true, ...data }, msg),
-    });
+    // One simulator for all workers: a prompt lives only in the simulator that received it.
+    simulator = await startLocalSimulator(config.mpesa, log);
     workerEnv.MPESA_SIMULATOR_URL = simulator.url;
-    log.info({ url: simulator.url }, 'M-Pesa simulator started for all workers (MPESA_ENV=simulator)');
   }
 
   const slots: Slot[] = [];

@@ -85,3 +85,86 @@ describe('M-Pesa settings', () => {
     expect(() => loadConfig({ MPESA_HTTP_TIMEOUT_MS: '0' })).toThrow(/at least 1/);
   });
 });
+
+describe('every variable', () => {
+  it('has a default, so that no configuration at all runs the demo shop on the embedded database', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      nodeEnv: 'development',
+      port: 3000,
+      webConcurrency: 1,
+      host: '0.0.0.0',
+      databaseUrl: undefined,
+      publicUrl: 'http://localhost:3000',
+      adminEmail: 'admin@example.com',
+      seedDemo: true,
+      trustProxy: false,
+      secureCookies: false,
+      mail: { pollIntervalMs: 5_000, retryBaseMs: 30_000, maxAttempts: 8 },
+      rateLimits: { login: { max: 10, windowMs: 15 * 60_000 } },
+    });
+    expect(config.mpesa).toMatchObject({
+      env: 'simulator',
+      shortcode: '174379',
+      transactionType: 'paybill',
+      giveUpAfterMs: 600_000,
+    });
+  });
+
+  it('reads its value in the forms an operator writes', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      SEED_DEMO: 'No',
+      SECURE_COOKIES: 'ON',
+      PUBLIC_URL: 'https://shop.example.co.ke//',
+      ADMIN_EMAIL: ' Owner@Example.com ',
+      TRUST_PROXY: '10.0.0.0/8',
+      WEB_CONCURRENCY: 'auto',
+      DATA_DIR: '',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      seedDemo: false,
+      secureCookies: true,
+      publicUrl: 'https://shop.example.co.ke',
+      adminEmail: 'owner@example.com',
+      trustProxy: '10.0.0.0/8',
+      // "auto" on the embedded database is the one process it allows.
+      webConcurrency: 1,
+    });
+    expect(config.dataDir).toMatch(/data$/);
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT must be a port number'],
+    [{ PORT: '70000' }, 'PORT must be a port number'],
+    [{ SESSION_DAYS: '1.5' }, 'SESSION_DAYS must be a whole number'],
+    [{ MAIL_MAX_ATTEMPTS: '-1' }, 'MAIL_MAX_ATTEMPTS must be a whole number'],
+    [{ WEB_CONCURRENCY: 'many' }, 'WEB_CONCURRENCY must be a whole number of at least 1, or auto'],
+    [{ WEB_CONCURRENCY: '2' }, 'WEB_CONCURRENCY=2 needs DATABASE_URL'],
+    [{ SEED_DEMO: 'maybe' }, 'SEED_DEMO must be true or false, got "maybe"'],
+    [{ MPESA_ENV: 'live' }, 'MPESA_ENV must be simulator, sandbox or production, got "live"'],
+    [{ MPESA_TRANSACTION_TYPE: 'cash' }, 'MPESA_TRANSACTION_TYPE must be paybill or till'],
+    [{ DATABASE_URL: 'mysql://nope' }, 'DATABASE_URL must start with postgres://'],
+    [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL must look like redis://'],
+    [{ SMTP_URL: 'mail.example.com' }, 'SMTP_URL must look like smtp://'],
+    [{ MPESA_ENV: 'sandbox' }, 'MPESA_ENV=sandbox needs MPESA_CONSUMER_KEY, MPESA_CONSUMER_SECRET'],
+    [{ ...LIVE, MPESA_ENV: 'sandbox', MPESA_TRANSACTION_TYPE: 'till' }, 'MPESA_TRANSACTION_TYPE=till needs MPESA_TILL_NUMBER'],
+  ])('refuses %o naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('names every bad variable at once, one line each', () => {
+    try {
+      loadConfig({ PORT: 'x', SEED_DEMO: 'perhaps', MPESA_HTTP_TIMEOUT_MS: '0' });
+      expect.unreachable('the configuration was accepted');
+    } catch (error) {
+      expect((error as ConfigError).problems).toEqual([
+        'PORT must be a port number (0 to 65535)',
+        'SEED_DEMO must be true or false, got "perhaps"',
+        'MPESA_HTTP_TIMEOUT_MS must be a whole number of at least 1',
+      ]);
+    }
+  });
+});

@@ -1,237 +1,164 @@
 import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { z } from 'zod';
 import { webDistDir } from './paths.js';
 
 /**
- * Everything the server can be told, read once from the environment. Every variable has a
- * default so that `npm start` with no configuration runs the whole shop on the embedded database.
- * The README lists them; keep the two in step.
+ * Everything the server can be told, read once from the environment by one zod schema. Every
+ * variable has a default so that `npm start` with no configuration runs the whole shop on the
+ * embedded database, and every refusal names the variable to fix. The README lists them; keep
+ * the two in step.
  */
-export interface RateLimitRule {
-  max: number;
-  windowMs: number;
-}
-
-export type MpesaEnv = 'simulator' | 'sandbox' | 'production';
-
-export interface MpesaConfig {
-  env: MpesaEnv;
-  /** Daraja's base URL; in simulator mode the shop starts the simulator and uses its address. */
-  baseUrl: string | undefined;
-  consumerKey: string;
-  consumerSecret: string;
-  shortcode: string;
-  passkey: string;
-  transactionType: 'paybill' | 'till';
-  tillNumber: string | undefined;
-  /** Base of the CallBackURL Daraja posts to (PUBLIC_URL unless set); the secret path is appended. */
-  callbackBaseUrl: string | undefined;
-  /** The secret path token of the callback; generated once and kept in the database when unset. */
-  callbackSecret: string | undefined;
-  /** A prompt with no answer after this long is confirmed with an STK query. */
-  reconcileAfterMs: number;
-  reconcileIntervalMs: number;
-  /** A prompt still unresolved after this long is given up as timed out. */
-  giveUpAfterMs: number;
-  /** How long a shopper waits before another prompt for the same order. */
-  promptCooldownMs: number;
-  promptsPerUser: RateLimitRule;
-  /** Simulator only: delay before it answers a prompt. */
-  simulatorDelayMs: number;
-  /**
-   * Simulator only: the address of a Daraja simulator already running, used instead of starting
-   * one. Cluster mode's primary starts one and gives its workers this, so that every worker's
-   * reconciler can query a prompt another worker sent.
-   */
-  simulatorUrl: string | undefined;
-  /**
-   * How long the "payment received" mail of a payment known only from the status query waits for
-   * the callback that brings its receipt, before it goes without it.
-   */
-  receiptWaitMs: number;
-  /** How long one Daraja HTTP call may take before its answer counts as lost. */
-  httpTimeoutMs: number;
-  /**
-   * Re-check every success callback with an STK query before crediting it, so that a forged
-   * callback through a leaked URL pays nothing.
-   */
-  confirmCallbacks: boolean;
-  /** When set, callbacks from other addresses are kept but never acted on. */
-  callbackAllowedIps: string[] | undefined;
-}
-
-export interface AppConfig {
-  nodeEnv: 'development' | 'production' | 'test';
-  port: number;
-  /** Processes serving the port (cluster mode when above 1; needs PostgreSQL). */
-  webConcurrency: number;
-  host: string;
-  /** Where the embedded database and the mail outbox live (uploads are in the database; an old uploads/ folder is imported at start-up). */
-  dataDir: string;
-  /** The built web app to serve (`vite build` output). */
-  webDir: string;
-  /** postgres://… to run on PostgreSQL; unset runs on the embedded PGlite under dataDir. */
-  databaseUrl: string | undefined;
-  databasePoolSize: number;
-  /** redis://… shared by every instance for rate-limit counters and the catalogue cache's version; unset keeps them in the database. */
-  redisUrl: string | undefined;
-  /** Prefix of every Redis key, so several shops (or test runs) can share one Redis. */
-  redisKeyPrefix: string;
-  /** The shop's address as shoppers reach it; used in links sent by mail. */
-  publicUrl: string;
-  adminEmail: string;
-  adminPassword: string | undefined;
-  /** Seed the demo catalogue into an empty database. */
-  seedDemo: boolean;
-  logLevel: string;
-  /** When set, GET /metrics requires `Authorization: Bearer <token>`; unset, it is open (keep it internal). */
-  metricsToken: string | undefined;
-  /** On shutdown, readiness answers 503 this long before the server stops, so a load balancer moves away first. */
-  shutdownDrainMs: number;
-  /** After the drain, how long in-flight work may take before the process exits anyway. */
-  shutdownGraceMs: number;
-  /** Trust X-Forwarded-* from a reverse proxy (true, or the proxies' addresses). */
-  trustProxy: boolean | string;
-  /** Cookies carry the Secure flag (on by default in production). */
-  secureCookies: boolean;
-  sessionDays: number;
-  mailFrom: string;
-  /** smtp://user:pass@host:587 or smtps://…; unset writes every mail to DATA_DIR/outbox. */
-  smtpUrl: string | undefined;
-  mail: { pollIntervalMs: number; retryBaseMs: number; maxAttempts: number };
-  mpesa: MpesaConfig;
-  rateLimits: {
-    login: RateLimitRule;
-    register: RateLimitRule;
-    forgotPassword: RateLimitRule;
-    resetPassword: RateLimitRule;
-  };
-}
 
 type Env = Record<string, string | undefined>;
 
-function integer(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, got "${raw}"`);
-  return value;
+/** An empty or blank variable counts as unset, as a shell's `VAR=` means. */
+const blank = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
+
+/** Text that may be unset. */
+const text = () => z.preprocess(blank, z.string().optional());
+
+function wholeNumber(name: string, fallback: number, min = 0) {
+  const error = min === 0 ? `${name} must be a whole number` : `${name} must be a whole number of at least ${min}`;
+  return z.preprocess(blank, z.coerce.number({ error }).int({ error }).min(min, { error }).default(fallback));
 }
 
-function flag(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name]?.toLowerCase();
-  if (raw === undefined || raw === '') return fallback;
-  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-  throw new Error(`${name} must be true or false, got "${env[name]}"`);
+function portNumber(name: string, fallback: number) {
+  const error = `${name} must be a port number (0 to 65535)`;
+  return z.preprocess(blank, z.coerce.number({ error }).int({ error }).min(0, { error }).max(65535, { error }).default(fallback));
 }
+
+/** true/false, also as 1/0, yes/no, on/off in any case; unset stays undefined for a default that depends on others. */
+function flag(name: string) {
+  return z.preprocess(
+    blank,
+    z
+      .stringbool({
+        truthy: ['1', 'true', 'yes', 'on'],
+        falsy: ['0', 'false', 'no', 'off'],
+        case: 'insensitive',
+        error: (issue) => `${name} must be true or false, got "${String(issue.input)}"`,
+      })
+      .optional(),
+  );
+}
+
+function oneOf<const T extends readonly [string, ...string[]]>(name: string, values: T, fallback: T[number]) {
+  const error = (issue: { input?: unknown }) =>
+    `${name} must be ${values.slice(0, -1).join(', ')} or ${values.at(-1)}, got "${String(issue.input)}"`;
+  return z.preprocess(blank, z.enum(values, { error }).default(fallback));
+}
+
+function urlLike(name: string, pattern: RegExp, example: string) {
+  return z.preprocess(
+    blank,
+    z
+      .string()
+      .regex(pattern, { error: `${name} must ${example}` })
+      .optional(),
+  );
+}
+
+/** A base URL without its trailing slashes (they would double in the paths appended to it). */
+const baseUrl = () => text().transform((url) => url?.replace(/\/+$/, '') || undefined);
+
+/** MPESA_CALLBACK_ALLOWED_IPS: addresses separated by commas or spaces; unset means any. */
+const ipList = text().transform((raw, ctx) => {
+  const list = raw?.split(/[\s,]+/).filter(Boolean) ?? [];
+  for (const ip of list) {
+    if (!isIP(ip)) ctx.addIssue({ code: 'custom', message: `MPESA_CALLBACK_ALLOWED_IPS must list IP addresses, got "${ip}"` });
+  }
+  return list.length > 0 ? list : undefined;
+});
+
+/** WEB_CONCURRENCY: a whole number of processes, or "auto" for one per CPU core. */
+const webConcurrency = z.union(
+  [
+    z.preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v), z.literal('auto')),
+    wholeNumber('WEB_CONCURRENCY', 1, 1),
+  ],
+  { error: 'WEB_CONCURRENCY must be a whole number of at least 1, or auto' },
+);
+
+const nodeEnv = z.enum(['development', 'production', 'test']).catch('development');
+
+/** Daraja's public sandbox shortcode and passkey (docs/payments.md); the simulator uses them too. */
+const SANDBOX_SHORTCODE = '174379';
+const SANDBOX_PASSKEY = 'bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919';
+const DARAJA_URLS = { sandbox: 'https://sandbox.safaricom.co.ke', production: 'https://api.safaricom.co.ke' } as const;
+
+/** The environment, variable by variable: what each may hold and its default. */
+const environment = z.object({
+  NODE_ENV: nodeEnv,
+  PORT: portNumber('PORT', 3000),
+  WEB_CONCURRENCY: webConcurrency,
+  HOST: text(),
+  DATA_DIR: text(),
+  WEB_DIR: text(),
+  DATABASE_URL: urlLike('DATABASE_URL', /^postgres(ql)?:\/\//, 'start with postgres:// or postgresql://'),
+  DATABASE_POOL_SIZE: wholeNumber('DATABASE_POOL_SIZE', 10),
+  REDIS_URL: urlLike('REDIS_URL', /^rediss?:\/\/[^\s]+/, 'look like redis://host:6379 or rediss://user:pass@host:6380/0'),
+  REDIS_KEY_PREFIX: text(),
+  PUBLIC_URL: baseUrl(),
+  ADMIN_EMAIL: text(),
+  ADMIN_PASSWORD: text(),
+  SEED_DEMO: flag('SEED_DEMO'),
+  LOG_LEVEL: text(),
+  METRICS_TOKEN: text(),
+  SHUTDOWN_DRAIN_MS: wholeNumber('SHUTDOWN_DRAIN_MS', 0),
+  SHUTDOWN_GRACE_MS: wholeNumber('SHUTDOWN_GRACE_MS', 15_000),
+  TRUST_PROXY: z.string().optional(),
+  SECURE_COOKIES: flag('SECURE_COOKIES'),
+  SESSION_DAYS: wholeNumber('SESSION_DAYS', 30),
+  MAIL_FROM: text(),
+  SMTP_URL: urlLike('SMTP_URL', /^smtps?:\/\/[^/\s]+/, 'look like smtp://user:pass@host:587 or smtps://user:pass@host:465'),
+  MAIL_POLL_INTERVAL_MS: wholeNumber('MAIL_POLL_INTERVAL_MS', 5_000),
+  MAIL_RETRY_BASE_MS: wholeNumber('MAIL_RETRY_BASE_MS', 30_000),
+  MAIL_MAX_ATTEMPTS: wholeNumber('MAIL_MAX_ATTEMPTS', 8),
+  RATE_LIMIT_LOGIN_MAX: wholeNumber('RATE_LIMIT_LOGIN_MAX', 10),
+  RATE_LIMIT_LOGIN_WINDOW_MS: wholeNumber('RATE_LIMIT_LOGIN_WINDOW_MS', 15 * 60_000),
+  RATE_LIMIT_REGISTER_MAX: wholeNumber('RATE_LIMIT_REGISTER_MAX', 10),
+  RATE_LIMIT_REGISTER_WINDOW_MS: wholeNumber('RATE_LIMIT_REGISTER_WINDOW_MS', 60 * 60_000),
+  RATE_LIMIT_FORGOT_PASSWORD_MAX: wholeNumber('RATE_LIMIT_FORGOT_PASSWORD_MAX', 5),
+  RATE_LIMIT_FORGOT_PASSWORD_WINDOW_MS: wholeNumber('RATE_LIMIT_FORGOT_PASSWORD_WINDOW_MS', 60 * 60_000),
+  RATE_LIMIT_RESET_PASSWORD_MAX: wholeNumber('RATE_LIMIT_RESET_PASSWORD_MAX', 10),
+  RATE_LIMIT_RESET_PASSWORD_WINDOW_MS: wholeNumber('RATE_LIMIT_RESET_PASSWORD_WINDOW_MS', 60 * 60_000),
+  RATE_LIMIT_STKPUSH_MAX: wholeNumber('RATE_LIMIT_STKPUSH_MAX', 5),
+  RATE_LIMIT_STKPUSH_WINDOW_MS: wholeNumber('RATE_LIMIT_STKPUSH_WINDOW_MS', 10 * 60_000),
+
+  MPESA_ENV: oneOf('MPESA_ENV', ['simulator', 'sandbox', 'production'], 'simulator'),
+  MPESA_BASE_URL: text(),
+  MPESA_CONSUMER_KEY: text(),
+  MPESA_CONSUMER_SECRET: text(),
+  MPESA_SHORTCODE: text(),
+  MPESA_PASSKEY: text(),
+  MPESA_TRANSACTION_TYPE: oneOf('MPESA_TRANSACTION_TYPE', ['paybill', 'till'], 'paybill'),
+  MPESA_TILL_NUMBER: text(),
+  MPESA_CALLBACK_BASE_URL: baseUrl(),
+  MPESA_CALLBACK_SECRET: text(),
+  MPESA_RECONCILE_AFTER_MS: wholeNumber('MPESA_RECONCILE_AFTER_MS', 30_000),
+  MPESA_RECONCILE_INTERVAL_MS: wholeNumber('MPESA_RECONCILE_INTERVAL_MS', 15_000),
+  MPESA_GIVE_UP_AFTER_MS: wholeNumber('MPESA_GIVE_UP_AFTER_MS', 10 * 60_000),
+  MPESA_PROMPT_COOLDOWN_MS: wholeNumber('MPESA_PROMPT_COOLDOWN_MS', 60_000),
+  MPESA_SIMULATOR_DELAY_MS: wholeNumber('MPESA_SIMULATOR_DELAY_MS', 3000),
+  MPESA_SIMULATOR_URL: baseUrl(),
+  MPESA_HTTP_TIMEOUT_MS: wholeNumber('MPESA_HTTP_TIMEOUT_MS', 10_000, 1),
+  MPESA_RECEIPT_WAIT_MS: wholeNumber('MPESA_RECEIPT_WAIT_MS', 2 * 60_000),
+  MPESA_CONFIRM_CALLBACKS: flag('MPESA_CONFIRM_CALLBACKS'),
+  MPESA_CALLBACK_ALLOWED_IPS: ipList,
+  // Read by the production checks (productionProblems); here so that a typo in them is named too.
+  ALLOW_SIMULATOR_IN_PRODUCTION: flag('ALLOW_SIMULATOR_IN_PRODUCTION'),
+  METRICS_PUBLIC: flag('METRICS_PUBLIC'),
+});
+
+type Environment = z.output<typeof environment>;
 
 /** true, false, or the addresses/subnets of the proxies to trust ("127.0.0.1,10.0.0.0/8"). */
 function trustProxySetting(raw: string | undefined): boolean | string {
   if (raw === undefined || raw === '' || raw === 'false') return false;
   if (raw === 'true') return true;
   return raw;
-}
-
-function rule(env: Env, name: string, max: number, windowMs: number): RateLimitRule {
-  return { max: integer(env, `${name}_MAX`, max), windowMs: integer(env, `${name}_WINDOW_MS`, windowMs) };
-}
-
-/** Daraja's public sandbox shortcode and passkey (DARAJA.md §5); the simulator uses them too. */
-const SANDBOX_SHORTCODE = '174379';
-const SANDBOX_PASSKEY = 'bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919';
-const DARAJA_URLS = { sandbox: 'https://sandbox.safaricom.co.ke', production: 'https://api.safaricom.co.ke' } as const;
-
-function loadMpesaConfig(env: Env): MpesaConfig {
-  const mode = (env.MPESA_ENV || 'simulator') as MpesaEnv;
-  if (!['simulator', 'sandbox', 'production'].includes(mode)) {
-    throw new Error(`MPESA_ENV must be simulator, sandbox or production, got "${env.MPESA_ENV}"`);
-  }
-  const transactionType = (env.MPESA_TRANSACTION_TYPE || 'paybill') as 'paybill' | 'till';
-  if (!['paybill', 'till'].includes(transactionType)) throw new Error('MPESA_TRANSACTION_TYPE must be paybill or till');
-  const simulator = mode === 'simulator';
-  const config: MpesaConfig = {
-    env: mode,
-    baseUrl: simulator ? undefined : env.MPESA_BASE_URL || DARAJA_URLS[mode],
-    consumerKey: env.MPESA_CONSUMER_KEY || (simulator ? 'duka-simulator-key' : ''),
-    consumerSecret: env.MPESA_CONSUMER_SECRET || (simulator ? 'duka-simulator-secret' : ''),
-    shortcode: env.MPESA_SHORTCODE || (mode === 'production' ? '' : SANDBOX_SHORTCODE),
-    passkey: env.MPESA_PASSKEY || (mode === 'production' ? '' : SANDBOX_PASSKEY),
-    transactionType,
-    tillNumber: env.MPESA_TILL_NUMBER || undefined,
-    callbackBaseUrl: env.MPESA_CALLBACK_BASE_URL?.replace(/\/+$/, '') || undefined,
-    callbackSecret: env.MPESA_CALLBACK_SECRET || undefined,
-    reconcileAfterMs: integer(env, 'MPESA_RECONCILE_AFTER_MS', 30_000),
-    reconcileIntervalMs: integer(env, 'MPESA_RECONCILE_INTERVAL_MS', 15_000),
-    giveUpAfterMs: integer(env, 'MPESA_GIVE_UP_AFTER_MS', 10 * 60_000),
-    promptCooldownMs: integer(env, 'MPESA_PROMPT_COOLDOWN_MS', 60_000),
-    promptsPerUser: rule(env, 'RATE_LIMIT_STKPUSH', 5, 10 * 60_000),
-    simulatorDelayMs: integer(env, 'MPESA_SIMULATOR_DELAY_MS', 3000),
-    simulatorUrl: simulator ? env.MPESA_SIMULATOR_URL?.replace(/\/+$/, '') || undefined : undefined,
-    httpTimeoutMs: integer(env, 'MPESA_HTTP_TIMEOUT_MS', 10_000),
-    receiptWaitMs: integer(env, 'MPESA_RECEIPT_WAIT_MS', 2 * 60_000),
-    confirmCallbacks: flag(env, 'MPESA_CONFIRM_CALLBACKS', true),
-    callbackAllowedIps: allowedIps(env.MPESA_CALLBACK_ALLOWED_IPS),
-  };
-  if (config.httpTimeoutMs < 1) throw new Error('MPESA_HTTP_TIMEOUT_MS must be at least 1');
-  if (mode === 'production') {
-    const base = config.callbackBaseUrl ?? env.PUBLIC_URL ?? '';
-    if (!publicHttps(base)) {
-      throw new Error(
-        'MPESA_ENV=production needs an https callback: set MPESA_CALLBACK_BASE_URL (or PUBLIC_URL) to a public https:// address, not localhost',
-      );
-    }
-  }
-  if (!simulator) {
-    const missing = (['consumerKey', 'consumerSecret', 'shortcode', 'passkey'] as const).filter((k) => !config[k]);
-    if (missing.length > 0) {
-      throw new Error(
-        `MPESA_ENV=${mode} needs ${missing.map((k) => `MPESA_${k.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`).join(', ')}`,
-      );
-    }
-    if (transactionType === 'till' && !config.tillNumber) throw new Error('MPESA_TRANSACTION_TYPE=till needs MPESA_TILL_NUMBER');
-  }
-  return config;
-}
-
-/** MPESA_CALLBACK_ALLOWED_IPS: addresses separated by commas or spaces; unset means any. */
-function allowedIps(raw: string | undefined): string[] | undefined {
-  const list = raw?.split(/[\s,]+/).filter(Boolean) ?? [];
-  for (const ip of list) {
-    if (!isIP(ip)) throw new Error(`MPESA_CALLBACK_ALLOWED_IPS must list IP addresses, got "${ip}"`);
-  }
-  return list.length > 0 ? list : undefined;
-}
-
-function smtpUrl(raw: string | undefined): string | undefined {
-  if (!raw) return undefined;
-  if (!/^smtps?:\/\/[^/\s]+/.test(raw))
-    throw new Error('SMTP_URL must look like smtp://user:pass@host:587 or smtps://user:pass@host:465');
-  return raw;
-}
-
-function redisUrl(raw: string | undefined): string | undefined {
-  if (!raw) return undefined;
-  if (!/^rediss?:\/\/[^\s]+/.test(raw))
-    throw new Error('REDIS_URL must look like redis://host:6379 or rediss://user:pass@host:6380/0');
-  return raw;
-}
-
-/** WEB_CONCURRENCY: a whole number of processes, or "auto" for one per CPU core. */
-function webConcurrency(env: Env, databaseUrl: string | undefined): number {
-  const raw = env.WEB_CONCURRENCY?.trim().toLowerCase();
-  // "auto" on the embedded database means the one process it allows.
-  if (raw === 'auto') return databaseUrl ? os.availableParallelism() : 1;
-  const count = integer(env, 'WEB_CONCURRENCY', 1);
-  if (count < 1) throw new Error('WEB_CONCURRENCY must be at least 1');
-  if (count > 1 && !databaseUrl) {
-    throw new Error(
-      `WEB_CONCURRENCY=${env.WEB_CONCURRENCY} needs DATABASE_URL: the embedded PGlite database can be opened by one process only. ` +
-        'Set DATABASE_URL to a PostgreSQL database, or WEB_CONCURRENCY=1.',
-    );
-  }
-  return count;
 }
 
 /** The address names this machine only: `localhost`, `*.localhost`. */
@@ -248,6 +175,158 @@ function publicHttps(address: string): boolean {
   return /^https:\/\/[^/\s]/i.test(address) && !namesLocalhost(address);
 }
 
+function mpesaSettings(env: Environment, ctx: z.RefinementCtx) {
+  const mode = env.MPESA_ENV;
+  const simulator = mode === 'simulator';
+  const live = mode === 'production';
+  const mpesa = {
+    env: mode,
+    /** Daraja's base URL; in simulator mode the shop starts the simulator and uses its address. */
+    baseUrl: simulator ? undefined : (env.MPESA_BASE_URL ?? DARAJA_URLS[mode]),
+    consumerKey: env.MPESA_CONSUMER_KEY ?? (simulator ? 'duka-simulator-key' : ''),
+    consumerSecret: env.MPESA_CONSUMER_SECRET ?? (simulator ? 'duka-simulator-secret' : ''),
+    shortcode: env.MPESA_SHORTCODE ?? (live ? '' : SANDBOX_SHORTCODE),
+    passkey: env.MPESA_PASSKEY ?? (live ? '' : SANDBOX_PASSKEY),
+    transactionType: env.MPESA_TRANSACTION_TYPE,
+    tillNumber: env.MPESA_TILL_NUMBER,
+    /** Base of the CallBackURL Daraja posts to (PUBLIC_URL unless set); the secret path is appended. */
+    callbackBaseUrl: env.MPESA_CALLBACK_BASE_URL,
+    /** The secret path token of the callback; generated once and kept in the database when unset. */
+    callbackSecret: env.MPESA_CALLBACK_SECRET,
+    /** A prompt with no answer after this long is confirmed with an STK query. */
+    reconcileAfterMs: env.MPESA_RECONCILE_AFTER_MS,
+    reconcileIntervalMs: env.MPESA_RECONCILE_INTERVAL_MS,
+    /** A prompt still unresolved after this long is given up as timed out. */
+    giveUpAfterMs: env.MPESA_GIVE_UP_AFTER_MS,
+    /** How long a shopper waits before another prompt for the same order. */
+    promptCooldownMs: env.MPESA_PROMPT_COOLDOWN_MS,
+    promptsPerUser: { max: env.RATE_LIMIT_STKPUSH_MAX, windowMs: env.RATE_LIMIT_STKPUSH_WINDOW_MS },
+    /** Simulator only: delay before it answers a prompt. */
+    simulatorDelayMs: env.MPESA_SIMULATOR_DELAY_MS,
+    /**
+     * Simulator only: the address of a Daraja simulator already running, used instead of starting
+     * one. Cluster mode's primary starts one and gives its workers this, so that every worker's
+     * reconciler can query a prompt another worker sent.
+     */
+    simulatorUrl: simulator ? env.MPESA_SIMULATOR_URL : undefined,
+    /**
+     * How long the "payment received" mail of a payment known only from the status query waits for
+     * the callback that brings its receipt, before it goes without it.
+     */
+    receiptWaitMs: env.MPESA_RECEIPT_WAIT_MS,
+    /** How long one Daraja HTTP call may take before its answer counts as lost. */
+    httpTimeoutMs: env.MPESA_HTTP_TIMEOUT_MS,
+    /**
+     * Re-check every success callback with an STK query before crediting it, so that a forged
+     * callback through a leaked URL pays nothing.
+     */
+    confirmCallbacks: env.MPESA_CONFIRM_CALLBACKS ?? true,
+    /** When set, callbacks from other addresses are kept but never acted on. */
+    callbackAllowedIps: env.MPESA_CALLBACK_ALLOWED_IPS,
+  };
+  if (live && !publicHttps(mpesa.callbackBaseUrl ?? env.PUBLIC_URL ?? '')) {
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        'MPESA_ENV=production needs an https callback: set MPESA_CALLBACK_BASE_URL (or PUBLIC_URL) to a public https:// address, not localhost',
+    });
+  }
+  if (!simulator) {
+    const credentials = {
+      MPESA_CONSUMER_KEY: mpesa.consumerKey,
+      MPESA_CONSUMER_SECRET: mpesa.consumerSecret,
+      MPESA_SHORTCODE: mpesa.shortcode,
+      MPESA_PASSKEY: mpesa.passkey,
+    };
+    const missing = Object.entries(credentials)
+      .filter(([, value]) => !value)
+      .map(([name]) => name);
+    if (missing.length > 0) ctx.addIssue({ code: 'custom', message: `MPESA_ENV=${mode} needs ${missing.join(', ')}` });
+    if (mpesa.transactionType === 'till' && !mpesa.tillNumber) {
+      ctx.addIssue({ code: 'custom', message: 'MPESA_TRANSACTION_TYPE=till needs MPESA_TILL_NUMBER' });
+    }
+  }
+  return mpesa;
+}
+
+/** The environment turned into the shop's settings, with the rules that tie variables together. */
+const configSchema = environment.transform((env, ctx) => {
+  const nodeEnv = env.NODE_ENV;
+  const databaseUrl = env.DATABASE_URL;
+  let workers: number;
+  if (env.WEB_CONCURRENCY === 'auto') {
+    // "auto" on the embedded database means the one process it allows.
+    workers = databaseUrl ? os.availableParallelism() : 1;
+  } else {
+    workers = env.WEB_CONCURRENCY;
+    if (workers > 1 && !databaseUrl) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          `WEB_CONCURRENCY=${workers} needs DATABASE_URL: the embedded PGlite database can be opened by one process only. ` +
+          'Set DATABASE_URL to a PostgreSQL database, or WEB_CONCURRENCY=1.',
+      });
+    }
+  }
+  return {
+    nodeEnv,
+    port: env.PORT,
+    /** Processes serving the port (cluster mode when above 1; needs PostgreSQL). */
+    webConcurrency: workers,
+    host: env.HOST ?? '0.0.0.0',
+    /** Where the embedded database and the mail outbox live (uploads are in the database; an old uploads/ folder is imported at start-up). */
+    dataDir: path.resolve(env.DATA_DIR ?? './data'),
+    /** The built web app to serve (`vite build` output). */
+    webDir: env.WEB_DIR ? path.resolve(env.WEB_DIR) : webDistDir,
+    /** postgres://… to run on PostgreSQL; unset runs on the embedded PGlite under dataDir. */
+    databaseUrl,
+    databasePoolSize: env.DATABASE_POOL_SIZE,
+    /** redis://… shared by every instance for rate-limit counters and the catalogue cache's version; unset keeps them in the database. */
+    redisUrl: env.REDIS_URL,
+    /** Prefix of every Redis key, so several shops (or test runs) can share one Redis. */
+    redisKeyPrefix: env.REDIS_KEY_PREFIX ?? 'duka:',
+    /** The shop's address as shoppers reach it; used in links sent by mail. */
+    publicUrl: env.PUBLIC_URL ?? `http://localhost:${env.PORT}`,
+    adminEmail: (env.ADMIN_EMAIL ?? 'admin@example.com').trim().toLowerCase(),
+    adminPassword: env.ADMIN_PASSWORD,
+    /** Seed the demo catalogue into an empty database. */
+    seedDemo: env.SEED_DEMO ?? true,
+    logLevel: env.LOG_LEVEL ?? (nodeEnv === 'test' ? 'silent' : 'info'),
+    /** When set, GET /metrics requires `Authorization: Bearer <token>`; unset, it is open (keep it internal). */
+    metricsToken: env.METRICS_TOKEN,
+    /** On shutdown, readiness answers 503 this long before the server stops, so a load balancer moves away first. */
+    shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
+    /** After the drain, how long in-flight work may take before the process exits anyway. */
+    shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    /** Trust X-Forwarded-* from a reverse proxy (true, or the proxies' addresses). */
+    trustProxy: trustProxySetting(env.TRUST_PROXY),
+    /** Cookies carry the Secure flag (on by default in production). */
+    secureCookies: env.SECURE_COOKIES ?? nodeEnv === 'production',
+    sessionDays: env.SESSION_DAYS,
+    mailFrom: env.MAIL_FROM ?? 'Duka <no-reply@duka.local>',
+    /** smtp://user:pass@host:587 or smtps://…; unset writes every mail to DATA_DIR/outbox. */
+    smtpUrl: env.SMTP_URL,
+    mail: { pollIntervalMs: env.MAIL_POLL_INTERVAL_MS, retryBaseMs: env.MAIL_RETRY_BASE_MS, maxAttempts: env.MAIL_MAX_ATTEMPTS },
+    mpesa: mpesaSettings(env, ctx),
+    rateLimits: {
+      login: { max: env.RATE_LIMIT_LOGIN_MAX, windowMs: env.RATE_LIMIT_LOGIN_WINDOW_MS },
+      register: { max: env.RATE_LIMIT_REGISTER_MAX, windowMs: env.RATE_LIMIT_REGISTER_WINDOW_MS },
+      forgotPassword: { max: env.RATE_LIMIT_FORGOT_PASSWORD_MAX, windowMs: env.RATE_LIMIT_FORGOT_PASSWORD_WINDOW_MS },
+      resetPassword: { max: env.RATE_LIMIT_RESET_PASSWORD_MAX, windowMs: env.RATE_LIMIT_RESET_PASSWORD_WINDOW_MS },
+    },
+  };
+});
+
+export type AppConfig = z.output<typeof configSchema>;
+export type MpesaConfig = AppConfig['mpesa'];
+export type MpesaEnv = MpesaConfig['env'];
+export type RateLimitRule = MpesaConfig['promptsPerUser'];
+
+/** A flag for the production checks, which run before (and instead of) the full parse. */
+function flagSet(env: Env, name: string): boolean {
+  return flag(name).safeParse(env[name]).data === true;
+}
+
 /**
  * A production start never takes a demo default (see the README's checklist for a real shop):
  * each problem is one line naming the setting to fix. An empty list means it may start.
@@ -259,7 +338,7 @@ export function productionProblems(env: Env): string[] {
     problems.push(
       'NODE_ENV=production needs MPESA_ENV set to production (or sandbox): unset, it is the simulator, which marks orders paid without payment',
     );
-  } else if (mpesaEnv === 'simulator' && flag(env, 'ALLOW_SIMULATOR_IN_PRODUCTION', false) !== true) {
+  } else if (mpesaEnv === 'simulator' && !flagSet(env, 'ALLOW_SIMULATOR_IN_PRODUCTION')) {
     problems.push(
       'MPESA_ENV=simulator marks orders paid without payment: with NODE_ENV=production it also needs ALLOW_SIMULATOR_IN_PRODUCTION=true (staging only)',
     );
@@ -281,7 +360,7 @@ export function productionProblems(env: Env): string[] {
       `NODE_ENV=production needs MPESA_CALLBACK_BASE_URL to be a public https:// address, not localhost; got "${callbackBase}"`,
     );
   }
-  if (!env.METRICS_TOKEN && flag(env, 'METRICS_PUBLIC', false) !== true) {
+  if (!env.METRICS_TOKEN && !flagSet(env, 'METRICS_PUBLIC')) {
     problems.push(
       'NODE_ENV=production needs METRICS_TOKEN (or METRICS_PUBLIC=true when the proxy keeps /metrics internal): open metrics tell registered emails from unknown ones',
     );
@@ -297,52 +376,16 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * The shop's settings from the environment. Refuses (ConfigError, one line per variable to fix) a
+ * production start that would take a demo default, and any variable that does not parse.
+ */
 export function loadConfig(env: Env = process.env): AppConfig {
-  const nodeEnv = env.NODE_ENV === 'production' || env.NODE_ENV === 'test' ? env.NODE_ENV : 'development';
-  const port = integer(env, 'PORT', 3000);
-  const databaseUrl = env.DATABASE_URL || undefined;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new Error('DATABASE_URL must start with postgres:// or postgresql://');
-  }
-  if (nodeEnv === 'production') {
+  if (nodeEnv.parse(env.NODE_ENV) === 'production') {
     const problems = productionProblems(env);
     if (problems.length > 0) throw new ConfigError(problems);
   }
-  return {
-    nodeEnv,
-    port,
-    webConcurrency: webConcurrency(env, databaseUrl),
-    host: env.HOST || '0.0.0.0',
-    dataDir: path.resolve(env.DATA_DIR || './data'),
-    webDir: env.WEB_DIR ? path.resolve(env.WEB_DIR) : webDistDir,
-    databaseUrl,
-    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10),
-    redisUrl: redisUrl(env.REDIS_URL),
-    redisKeyPrefix: env.REDIS_KEY_PREFIX || 'duka:',
-    publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
-    adminEmail: (env.ADMIN_EMAIL || 'admin@example.com').trim().toLowerCase(),
-    adminPassword: env.ADMIN_PASSWORD || undefined,
-    seedDemo: flag(env, 'SEED_DEMO', true),
-    logLevel: env.LOG_LEVEL || (nodeEnv === 'test' ? 'silent' : 'info'),
-    metricsToken: env.METRICS_TOKEN || undefined,
-    shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', 0),
-    shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 15_000),
-    trustProxy: trustProxySetting(env.TRUST_PROXY),
-    secureCookies: flag(env, 'SECURE_COOKIES', nodeEnv === 'production'),
-    sessionDays: integer(env, 'SESSION_DAYS', 30),
-    mailFrom: env.MAIL_FROM || 'Duka <no-reply@duka.local>',
-    smtpUrl: smtpUrl(env.SMTP_URL),
-    mail: {
-      pollIntervalMs: integer(env, 'MAIL_POLL_INTERVAL_MS', 5_000),
-      retryBaseMs: integer(env, 'MAIL_RETRY_BASE_MS', 30_000),
-      maxAttempts: integer(env, 'MAIL_MAX_ATTEMPTS', 8),
-    },
-    mpesa: loadMpesaConfig(env),
-    rateLimits: {
-      login: rule(env, 'RATE_LIMIT_LOGIN', 10, 15 * 60_000),
-      register: rule(env, 'RATE_LIMIT_REGISTER', 10, 60 * 60_000),
-      forgotPassword: rule(env, 'RATE_LIMIT_FORGOT_PASSWORD', 5, 60 * 60_000),
-      resetPassword: rule(env, 'RATE_LIMIT_RESET_PASSWORD', 10, 60 * 60_000),
-    },
-  };
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) throw new ConfigError([...new Set(parsed.error.issues.map((issue) => issue.message))]);
+  return parsed.data;
 }

@@ -1,4 +1,4 @@
-/** Business constants of the specification (§9), shared by the server and the web client. */
+/** Business constants of docs/product-rules.md (Constants), shared by the server and the web client. */
 
 export const SHOP_NAME = 'Duka';
 export const CURRENCY_LABEL = 'Ksh.';

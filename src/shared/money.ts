@@ -13,7 +13,7 @@ export function fromCents(cents: Cents): number {
   return cents / 100;
 }
 
-/** "Ksh. 1,234.50" — the label of §9 with two decimals and thousands separators. */
+/** "Ksh. 1,234.50" — the currency label (docs/product-rules.md, Constants) with two decimals and thousands separators. */
 export function formatKsh(ksh: number): string {
   return `Ksh. ${ksh.toLocaleString('en-KE', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 }

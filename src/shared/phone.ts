@@ -1,5 +1,8 @@
+/** A Safaricom mobile number as M-Pesa takes it: 2547XXXXXXXX or 2541XXXXXXXX. */
+export const MSISDN_PATTERN = /^254[71]\d{8}$/;
+
 /**
- * Kenyan mobile numbers as M-Pesa takes them: 2547XXXXXXXX or 2541XXXXXXXX (DARAJA.md §6).
+ * Kenyan mobile numbers as M-Pesa takes them: 2547XXXXXXXX or 2541XXXXXXXX (docs/payments.md, Phone numbers).
  * Accepts 07…, 01…, +254…, 254…, 00254… and 7…/1… with spaces, dashes, dots or brackets.
  * Returns null for anything else.
  */
@@ -11,7 +14,7 @@ export function normaliseMsisdn(input: string): string | null {
   if (/^254\d{9}$/.test(digits)) digits = digits.slice(3);
   else if (/^0\d{9}$/.test(digits)) digits = digits.slice(1);
   const msisdn = `254${digits}`;
-  return /^254(7\d{8}|1\d{8})$/.test(msisdn) ? msisdn : null;
+  return MSISDN_PATTERN.test(msisdn) ? msisdn : null;
 }
 
 /** 0712 *** 678: enough for a shopper to recognise their number, not enough to leak it. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { formatKsh, toCents, twoDecimals } from './money.js';
 import { orderTotals } from './pricing.js';
 
-describe('orderTotals (spec §9)', () => {
+describe('orderTotals (docs/product-rules.md, Constants)', () => {
   it('charges Ksh 100 shipping up to and including Ksh 5,000 of items, nothing above', () => {
     expect(orderTotals([{ price: 5000, qty: 1 }]).shippingPrice).toBe(100);
     expect(orderTotals([{ price: 5000.01, qty: 1 }]).shippingPrice).toBe(0);

@@ -15,7 +15,7 @@ export interface OrderTotals {
 }
 
 /**
- * The pricing rules of the specification (§9): shipping is free above Ksh 5,000 of items,
+ * The pricing rules of docs/product-rules.md (Constants): shipping is free above Ksh 5,000 of items,
  * otherwise Ksh 100; tax is 15% of the items; the total is their sum to 2 decimals.
  * The server prices every order with this function from its own product prices; the cart uses
  * it to show the same figures before the order is placed.

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DarajaSimulator } from '../../src/server/mpesa/simulator/index.js';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { LedgerPage, LedgerPayment, LedgerSummary, PaymentStatus } from '../../src/shared/schemas/payments.js';
-import type { DarajaSimulator } from '../../tools/daraja-simulator/index.js';
 import type { ApiClient } from '../support/client.js';
 import { createProduct, expectClientError, placeOrder } from '../support/fixtures.js';
 import { startTestShop, type TestShop } from '../support/shop.js';

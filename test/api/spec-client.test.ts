@@ -4,7 +4,7 @@ import { resetTokenFrom, waitForMail } from '../support/outbox.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestShop, type TestShop } from '../support/shop.js';
 
 /**
- * The specification's own client, as §7 describes its calls, against the real server over HTTP.
+ * The specification's own client, making the calls of docs/product-rules.md (API) as it does, against the real server over HTTP.
  * It is not Duka's web app: it sends what that client sends and reads what it reads.
  *
  * - Its HTTP client behaves as axios does in a browser on the shop's origin: the browser keeps
@@ -14,7 +14,7 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestShop, type TestShop } from '../su
  * - Its payloads carry what it has: cart lines as whole product objects with qty, its own
  *   itemsPrice … totalPrice, the payment prompt as { phoneNumber, Amount } with the order's
  *   total as it shows it, and the admin edits as form data, numbers as text.
- * - Every call of §7 is made from a fresh session onwards, and its answer checked for the fields
+ * - Every call of the API is made from a fresh session onwards, and its answer checked for the fields
  *   the client reads (listing cards read product.reviews.length).
  */
 
@@ -25,7 +25,7 @@ interface Answer<T> {
   data: T;
 }
 
-/** The §7 calls, to check at the end that every one was made and answered 2xx. */
+/** The API calls, to check at the end that every one was made and answered 2xx. */
 const SPEC_CALLS: [string, RegExp][] = [
   ['POST /api/products', /^POST \/api\/products$/],
   ['GET /api/products?pageNumber&keyword', /^GET \/api\/products\?pageNumber=\d+&keyword=/],
@@ -117,7 +117,7 @@ class SpecClient {
   }
 }
 
-/** What the client reads from a failure (§8): a list of errors, each with a msg. */
+/** What the client reads from a failure (docs/product-rules.md, Errors): a list of errors, each with a msg. */
 function expectErrors(answer: Answer<unknown>, status: number, msg: RegExp) {
   expect(answer.status, JSON.stringify(answer.data)).toBe(status);
   const errors = (answer.data as { errors: { msg: string }[] }).errors;
@@ -130,7 +130,7 @@ function expectOk<T>(answer: Answer<T>, status = 200): T {
   return answer.data;
 }
 
-/** What a product card and the carousel read: spec §3's Product, reviews included as a list. */
+/** What a product card and the carousel read: the Product of docs/product-rules.md (Data), reviews included as a list. */
 interface ListedProduct {
   _id: string;
   name: string;
@@ -218,7 +218,7 @@ const orderShape = {
   createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}/),
 };
 
-/** The cart of §3 and §4 with the rules of §9, computed by the client as it does. */
+/** The cart (docs/product-rules.md, Data and States) with the pricing rules (Constants), computed by the client as it does. */
 function cartFor(lines: { product: ProductDetail; qty: number }[]) {
   const round2 = (n: number) => Math.round(n * 100) / 100;
   const cartItems = lines.map(({ product, qty }) => ({
@@ -574,7 +574,7 @@ describe('the specification’s client against Duka, from a fresh session onward
     expect(expectOk(await tab.post<{ msg: string }>('/api/users/logout')).msg).toEqual(expect.any(String));
   });
 
-  it('made every call of §7, each answered 2xx at least once, with no request refused for its security token', () => {
+  it('made every call of the API, each answered 2xx at least once, with no request refused for its security token', () => {
     const missing = SPEC_CALLS.filter(([, pattern]) => !made.some((m) => pattern.test(m.line) && m.status < 300)).map(
       ([label]) => label,
     );

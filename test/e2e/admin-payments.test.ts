@@ -1,10 +1,10 @@
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DarajaSimulator } from '../../src/server/mpesa/simulator/index.js';
 import { webDistDir } from '../../src/server/paths.js';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { LedgerFilter, LedgerPage, LedgerPayment, PaymentStatus } from '../../src/shared/schemas/payments.js';
 import type { Product } from '../../src/shared/schemas/products.js';
-import type { DarajaSimulator } from '../../tools/daraja-simulator/index.js';
 import type { ApiClient } from '../support/client.js';
 import { createProduct, placeOrder } from '../support/fixtures.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestShop, type TestShop } from '../support/shop.js';

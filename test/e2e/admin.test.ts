@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nairobiDay } from '../../src/shared/dates.js';
 import { formatKsh } from '../../src/shared/money.js';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { Product, ProductPage } from '../../src/shared/schemas/products.js';
@@ -162,7 +163,7 @@ describe('an admin manages the shop from the browser', () => {
     const shopper = await newVisitor(browser, shop);
     await signIn(shopper.page, email, 'buyer-pass-1');
     await shopper.page.goto(`/order/${order._id}`);
-    const today = new Date().toISOString().slice(0, 10);
+    const today = nairobiDay(new Date());
     await expect.poll(() => shopper.page.getByText(`Paid on ${today}`).isVisible()).toBe(true);
     await expect.poll(() => shopper.page.getByText(`Delivered on ${today}`).isVisible()).toBe(true);
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webDistDir } from '../../src/server/paths.js';
+import { nairobiDay } from '../../src/shared/dates.js';
 import { formatKsh } from '../../src/shared/money.js';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { ProductPage } from '../../src/shared/schemas/products.js';
@@ -53,7 +54,7 @@ async function shopperWithOrder() {
   return { shopper, order: placed.body as Order, ...visitor };
 }
 
-/** Fills the M-Pesa number, sends the prompt, and checks the toast and the way home (spec §2, §7). */
+/** Fills the M-Pesa number, sends the prompt, and checks the toast and the way home (docs/product-rules.md: Screens, API). */
 async function payWith(page: Page, phone: string, masked: string) {
   await page.getByLabel('M-Pesa phone number').fill(phone);
   await page.getByRole('button', { name: 'Pay with M-Pesa' }).click();
@@ -93,8 +94,8 @@ describe('a shopper pays an order with M-Pesa', () => {
     const paid = (await shopper.get<Order>(`/api/orders/${order._id}`)).body;
     expect(paid.isPaid).toBe(true);
     expect(paid.mpesaReceipt).toMatch(/^[A-Z0-9]{10}$/);
-    const paidDay = paid.paidAt!.slice(0, 10);
-    expect(paidDay).toBe(new Date().toISOString().slice(0, 10));
+    const paidDay = nairobiDay(paid.paidAt);
+    expect(paidDay).toBe(nairobiDay(new Date()));
     expect(await page.getByText(`Paid on ${paidDay}`).isVisible()).toBe(true);
     expect(await page.getByText(`M-Pesa receipt ${paid.mpesaReceipt}`).isVisible()).toBe(true);
     expect(await page.getByText('Not Paid').count()).toBe(0);

@@ -138,7 +138,7 @@ describe('reviews', () => {
 
     await page.getByLabel('Rating').selectOption('1');
     await page.getByRole('button', { name: 'Submit' }).click();
-    // The form resets after a successful submit (spec §5); then the review is listed.
+    // The form resets after a successful submit (docs/product-rules.md, Validation); then the review is listed.
     await expect.poll(() => page.getByLabel('Comment').inputValue()).toBe('');
     await expect.poll(() => page.getByText('Holds its shape after a season of matches').isVisible()).toBe(true);
     const after = (await shop.client().get<Product>(`/api/products/${product._id}`)).body;

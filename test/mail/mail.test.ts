@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nairobiDay } from '../../src/shared/dates.js';
 import { formatKsh } from '../../src/shared/money.js';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { PaymentStatus } from '../../src/shared/schemas/payments.js';
@@ -145,7 +146,7 @@ describe('order mails', () => {
     await admin.put(`/api/orders/${order._id}/deliver`);
     const delivered = await smtp.waitFor(email, 3);
     expect(delivered.subject?.toLowerCase()).toContain('delivered');
-    expect(delivered.text).toContain(new Date().toISOString().slice(0, 10));
+    expect(delivered.text).toContain(nairobiDay(new Date()));
     expect((await mailRows(email)).map((r) => [r.kind, r.status])).toEqual([
       ['order_placed', 'sent'],
       ['order_paid', 'sent'],

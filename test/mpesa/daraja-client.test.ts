@@ -14,10 +14,10 @@ import {
   type StkPushInput,
 } from '../../src/server/mpesa/daraja-client.js';
 import { interpretErrorResponse, parseDarajaErrorBody } from '../../src/server/mpesa/daraja-errors.js';
-import { type DarajaSimulator, type SimulatorOptions, startDarajaSimulator } from '../../tools/daraja-simulator/index.js';
+import { type DarajaSimulator, type SimulatorOptions, startDarajaSimulator } from '../../src/server/mpesa/simulator/index.js';
 
 /**
- * The Daraja client over real HTTP against the Daraja simulator (tools/daraja-simulator). Faults the
+ * The Daraja client over real HTTP against the Daraja simulator (src/server/mpesa/simulator). Faults the
  * simulator does not produce (hangs, 503s, a refused token) come from a small forwarding proxy in
  * front of it; callbacks are received by a small node:http server on 127.0.0.1.
  */
@@ -199,7 +199,7 @@ describe('timestamp and password', () => {
 
   it('builds the password from shortcode, passkey and timestamp', () => {
     expect(darajaPassword(SANDBOX_SHORTCODE, SANDBOX_PASSKEY, '20240315143005')).toBe(VECTOR_PASSWORD);
-    // The portal's own vector (DARAJA.md §2.1).
+    // The portal's own vector (docs/payments.md, STK push request).
     expect(darajaPassword('174379', SANDBOX_PASSKEY, '20210628092408')).toBe(
       'MTc0Mzc5YmZiMjc5ZjlhYTliZGJjZjE1OGU5N2RkNzFhNDY3Y2QyZTBjODkzMDU5YjEwZjc4ZTZiNzJhZGExZWQyYzkxOTIwMjEwNjI4MDkyNDA4',
     );
@@ -647,7 +647,7 @@ describe('parseStkCallback', () => {
     },
   };
 
-  it('parses the DARAJA.md §3.2 success payload', () => {
+  it('parses the success payload Daraja documents', () => {
     expect(parseStkCallback(success)).toEqual({
       checkoutRequestId: 'ws_CO_15032024143006123708374149',
       merchantRequestId: '7f3a-4c21-9b8e-1d2c3b4a5e6f12345',
@@ -661,7 +661,7 @@ describe('parseStkCallback', () => {
     expect(parseStkCallback(JSON.stringify(success))?.receipt).toBe('SCF4A7K2QZ');
   });
 
-  it('parses the §3.3 failure payload', () => {
+  it('parses the failure payload Daraja documents', () => {
     expect(parseStkCallback(failure)).toEqual({
       checkoutRequestId: 'ws_CO_15032024143006123708374149',
       merchantRequestId: '7f3a-4c21-9b8e-1d2c3b4a5e6f12345',

@@ -96,7 +96,7 @@ if (NGINX && POSTGRES) {
       // Daraja: one simulator, a process of its own that trusts the test CA, because its callbacks
       // reach the shop through nginx over HTTPS as Safaricom's do.
       const simulatorPort = await freePort();
-      const simulator = spawn(process.execPath, ['--import', 'tsx', 'tools/daraja-simulator/cli.ts'], {
+      const simulator = spawn(process.execPath, ['--import', 'tsx', 'src/server/mpesa/simulator/cli.ts'], {
         env: {
           PATH: process.env.PATH ?? '',
           PORT: String(simulatorPort),

@@ -1,5 +1,5 @@
 import { SANDBOX_PASSKEY, SANDBOX_SHORTCODE } from '../../src/server/mpesa/daraja-client.js';
-import { type DarajaSimulator, type SimulatorOptions, startDarajaSimulator } from '../../tools/daraja-simulator/index.js';
+import { type DarajaSimulator, type SimulatorOptions, startDarajaSimulator } from '../../src/server/mpesa/simulator/index.js';
 
 /**
  * A Daraja simulator that a test shop in simulator mode can use through MPESA_SIMULATOR_URL: it

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { and, eq, inArray } from 'drizzle-orm';
-import sharp, { type Metadata, type OutputInfo } from 'sharp';
+import sharp, { type Metadata, type OutputInfo, type Sharp } from 'sharp';
 import { IMAGE_WIDTHS } from '../../shared/images.js';
 import type { Db } from '../db/client.js';
 import { images } from '../db/schema.js';
@@ -17,8 +17,18 @@ export const FULL_IMAGE_MAX_WIDTH = 1600;
  * 60000 × 60000 would take gigabytes. 40 megapixels still takes any phone photo under 5 MB.
  */
 export const MAX_INPUT_PIXELS = 40_000_000;
-const WEBP_QUALITY = 80;
+/** Every WebP the shop makes (uploads, resized demo images, the demo images themselves). */
+export const WEBP_QUALITY = 80;
 export const WEBP = 'image/webp';
+
+/**
+ * The one resize policy: to `width` (none: as it is), never enlarged, encoded as WebP at
+ * WEBP_QUALITY without metadata.
+ */
+export function toWebp(image: Sharp, width?: number): Promise<Buffer> {
+  const sized = width ? image.resize({ width, withoutEnlargement: true }) : image;
+  return sized.webp({ quality: WEBP_QUALITY }).toBuffer();
+}
 
 /** Names the shop gives (and gave) uploads: no separators, no dot segments, nothing to escape. */
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9]+)?$/;
@@ -68,15 +78,33 @@ export async function encodeImage(content: Buffer): Promise<EncodedImage[]> {
   }
   const { width, height, channels } = full.info;
   const raw = { raw: { width, height, channels } } as const;
-  const fullWebp = await sharp(full.data, raw).webp({ quality: WEBP_QUALITY }).toBuffer();
+  const fullWebp = await toWebp(sharp(full.data, raw));
   const encoded: EncodedImage[] = [{ width: 0, content: fullWebp }];
   for (const w of IMAGE_WIDTHS) {
-    // Never enlarged: a width at or above the image's own is the full image.
-    const content =
-      w >= width ? fullWebp : await sharp(full.data, raw).resize({ width: w }).webp({ quality: WEBP_QUALITY }).toBuffer();
+    // A width at or above the image's own is the full image itself, not a second encoding of it.
+    const content = w >= width ? fullWebp : await toWebp(sharp(full.data, raw), w);
     encoded.push({ width: w, content });
   }
   return encoded;
+}
+
+/** An image as served: its bytes and their type. */
+export interface ImageFile {
+  content: Buffer;
+  contentType: string;
+}
+
+/**
+ * A demo image (a file shipped with the shop) at `width` (0: the file itself), by the same policy
+ * as uploads. A WebP already no wider than asked is served as it is: re-encoding would only lose
+ * quality.
+ */
+export async function demoImageAtWidth(original: ImageFile, width: number): Promise<ImageFile> {
+  if (width === 0) return original;
+  const image = sharp(original.content, { limitInputPixels: MAX_INPUT_PIXELS });
+  const { width: own = 0 } = await image.metadata();
+  if (width >= own && original.contentType === WEBP) return original;
+  return { content: await toWebp(image, width), contentType: WEBP };
 }
 
 function rowsOf(imagePath: string, encoded: EncodedImage[]) {
@@ -95,11 +123,7 @@ export async function storeUploadedImage(db: Db, content: Buffer): Promise<strin
 }
 
 /** One stored form of an upload, or undefined when there is no such image. */
-export async function loadUploadedImage(
-  db: Db,
-  imagePath: string,
-  width: number,
-): Promise<{ content: Buffer; contentType: string } | undefined> {
+export async function loadUploadedImage(db: Db, imagePath: string, width: number): Promise<ImageFile | undefined> {
   const [row] = await db
     .select({ content: images.content, contentType: images.contentType })
     .from(images)

@@ -105,7 +105,7 @@ export function amountPaysOrder(amount: number, totalCents: number): boolean {
 }
 
 /**
- * The order a payment prompt without an order id pays (spec §7 sends only phoneNumber and
+ * The order a payment prompt without an order id pays (the stkpush body of docs/product-rules.md, API, is only phoneNumber and
  * Amount): the caller's most recent unpaid order whose Amount it is, as amountPaysOrder decides.
  */
 export async function unpaidOrderForAmount(db: Db, customerId: string, amount: number): Promise<string> {

@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendConditional } from './conditional.js';
+import { contentEtag, sendConditional } from './conditional.js';
 
 const ETAG = '"abc123"';
 
@@ -51,5 +51,14 @@ describe('conditional GET', () => {
     const res = await app.inject({ method: 'POST', url: '/thing', headers: { 'if-none-match': '*' } });
     expect(res.statusCode).toBe(200);
     expect(res.body).toBe('posted');
+  });
+});
+
+describe('contentEtag', () => {
+  it('is a strong tag that follows the bytes, the same on every instance', () => {
+    const tag = contentEtag(Buffer.from('a picture'));
+    expect(tag).toMatch(/^"[A-Za-z0-9_-]{32}"$/);
+    expect(contentEtag('a picture')).toBe(tag);
+    expect(contentEtag(Buffer.from('another picture'))).not.toBe(tag);
   });
 });

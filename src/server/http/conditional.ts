@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fresh from 'fresh';
 
@@ -15,6 +16,11 @@ export function isNotModified(request: FastifyRequest, etag: string): boolean {
   if (request.method !== 'GET' && request.method !== 'HEAD') return false;
   const ifNoneMatch = request.headers['if-none-match'];
   return ifNoneMatch !== undefined && fresh({ 'if-none-match': ifNoneMatch }, { etag });
+}
+
+/** A strong ETag for content: the same bytes get the same tag on every instance and after restarts. */
+export function contentEtag(content: string | Buffer): string {
+  return `"${createHash('sha256').update(content).digest('base64url').slice(0, 32)}"`;
 }
 
 /**

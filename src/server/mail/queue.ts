@@ -1,12 +1,11 @@
 import { and, count, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
+import { MAIL_STATUSES, type MailQueueView, type MailStatus, type QueuedMail } from '../../shared/schemas/mail.js';
 import type { Db, Queryable } from '../db/client.js';
 import { mailQueue } from '../db/schema.js';
 import type { MailMessage, MailTransport } from './mailer.js';
 
 export type MailKind = 'password_reset' | 'account_changed' | 'order_placed' | 'order_paid' | 'order_delivered';
-export const MAIL_STATUSES = ['queued', 'sending', 'sent', 'failed'] as const;
-export type MailStatus = (typeof MAIL_STATUSES)[number];
 
 /** Puts a message in the queue, in the caller's transaction when there is one. */
 export async function enqueueMail(db: Queryable, kind: MailKind, message: MailMessage): Promise<void> {
@@ -136,19 +135,6 @@ export class MailWorker {
   }
 }
 
-export interface QueuedMail {
-  _id: string;
-  kind: string;
-  to: string;
-  subject: string;
-  status: string;
-  attempts: number;
-  lastError: string | null;
-  createdAt: string;
-  nextAttemptAt: string;
-  sentAt: string | null;
-}
-
 /** How many messages are in each state (GET /metrics). */
 export async function mailQueueDepth(db: Db): Promise<Record<MailStatus, number>> {
   const counted = await db.select({ status: mailQueue.status, n: count() }).from(mailQueue).groupBy(mailQueue.status);
@@ -158,7 +144,7 @@ export async function mailQueueDepth(db: Db): Promise<Record<MailStatus, number>
 }
 
 /** The newest messages and the count in each state, for the admin. */
-export async function recentMail(db: Db, status: MailStatus | undefined, limit = 100) {
+export async function recentMail(db: Db, status: MailStatus | undefined, limit = 100): Promise<MailQueueView> {
   const rows = await db
     .select()
     .from(mailQueue)
@@ -171,7 +157,7 @@ export async function recentMail(db: Db, status: MailStatus | undefined, limit =
     kind: row.kind,
     to: row.toAddress,
     subject: row.subject,
-    status: row.status,
+    status: row.status as MailStatus,
     attempts: row.attempts,
     lastError: row.lastError,
     createdAt: row.createdAt.toISOString(),

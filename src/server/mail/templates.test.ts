@@ -12,7 +12,7 @@ const PAYBILL = { paybill: '888880' };
 const SCRIPT = '<script>alert(1)</script>';
 const IMG = '"><img src=x onerror=alert(1)>';
 
-/** A worked order of spec §9: 2 × 1,499.50 + 3 × 249.99, Ksh 100 shipping, 15% tax. */
+/** A worked order by the pricing rules (docs/product-rules.md, Constants): 2 × 1,499.50 + 3 × 249.99, Ksh 100 shipping, 15% tax. */
 function anOrder(overrides: Partial<Order> = {}): Order {
   return {
     _id: ORDER_ID,
@@ -117,6 +117,12 @@ describe('orderPlacedMail', () => {
     expect(slashed.text).toContain(ORDER_URL);
     expect(slashed.html).toContain(`href="${ORDER_URL}"`);
     expect(slashed.text + slashed.html).not.toContain('.ke//');
+  });
+
+  it('dates the order by the Nairobi day: one placed at 01:00 EAT is on that day, not the UTC day before', () => {
+    const late = orderPlacedMail(anOrder({ createdAt: '2025-03-14T22:00:00.000Z' }), SHOP_URL, PAYBILL);
+    expectBoth(late, ['placed on 2025-03-15']);
+    expect(late.text).not.toContain('2025-03-14');
   });
 
   it('skips the payment instructions when the order is already paid', () => {

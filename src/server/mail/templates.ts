@@ -1,4 +1,5 @@
 import { SHOP_NAME } from '../../shared/constants.js';
+import { nairobiDay } from '../../shared/dates.js';
 import { formatKsh, fromCents, toCents } from '../../shared/money.js';
 import type { Order } from '../../shared/schemas/orders.js';
 import type { LipaNaMpesa } from '../mpesa/lipa-na-mpesa.js';
@@ -47,11 +48,6 @@ function orderUrl(order: Order, shopUrl: string): string {
 
 function productUrl(productId: string, shopUrl: string): string {
   return `${baseUrl(shopUrl)}/products/${encodeURIComponent(productId)}`;
-}
-
-/** YYYY-MM-DD, the first 10 characters of the stored timestamp (spec §9). */
-function day(timestamp: string): string {
-  return timestamp.slice(0, 10);
 }
 
 /** Quantity × unit price, summed in cents so it never drifts. */
@@ -389,7 +385,7 @@ export function orderPlacedMail(order: Order, shopUrl: string, shop: LipaNaMpesa
   const text = [
     `Hello ${user.name},`,
     '',
-    `Thank you for your order. We have received order ${short}, placed on ${day(order.createdAt)}.`,
+    `Thank you for your order. We have received order ${short}, placed on ${nairobiDay(order.createdAt)}.`,
     '',
     ...payText,
     '',
@@ -432,7 +428,7 @@ export function orderPlacedMail(order: Order, shopUrl: string, shop: LipaNaMpesa
     reason: `You get this e-mail because you placed an order at ${SHOP_NAME}.`,
     body: [
       heading('Thank you for your order'),
-      para(muted(`Order ${escapeHtml(short)} · placed on ${escapeHtml(day(order.createdAt))}`)),
+      para(muted(`Order ${escapeHtml(short)} · placed on ${escapeHtml(nairobiDay(order.createdAt))}`)),
       para(`Hello ${escapeHtml(user.name)},`, 'margin-top:18px'),
       para(
         order.isPaid
@@ -467,7 +463,7 @@ export function orderPaidMail(order: Order, shopUrl: string, amountPaid: number 
   const facts: [string, string][] = [
     ['Order', short],
     ['Amount paid', formatKsh(amountPaid)],
-    ...(order.paidAt ? ([['Paid on', day(order.paidAt)]] as [string, string][]) : []),
+    ...(order.paidAt ? ([['Paid on', nairobiDay(order.paidAt)]] as [string, string][]) : []),
     ['Payment method', 'M-Pesa'],
     ...(order.mpesaReceipt ? ([['M-Pesa receipt', order.mpesaReceipt]] as [string, string][]) : []),
   ];
@@ -511,7 +507,7 @@ export function orderDeliveredMail(order: Order, shopUrl: string): MailMessage {
   const short = order.orderNumber;
   const url = orderUrl(order, shopUrl);
   const subject = `Your ${SHOP_NAME} order ${short} has been delivered`;
-  const deliveredOn = order.deliveredAt ? ` on ${day(order.deliveredAt)}` : '';
+  const deliveredOn = order.deliveredAt ? ` on ${nairobiDay(order.deliveredAt)}` : '';
   const reviewable = order.orderItems.some((item) => item._id !== null);
   const reviewLine = 'How do you like your purchase? Other shoppers would love to hear it: leave a review on the product page.';
   const a = order.shippingAddress;
@@ -556,7 +552,9 @@ export function orderDeliveredMail(order: Order, shopUrl: string): MailMessage {
     body: [
       heading('Your order has been delivered'),
       para(
-        muted(`Order ${escapeHtml(short)}${order.deliveredAt ? ` · delivered on ${escapeHtml(day(order.deliveredAt))}` : ''}`),
+        muted(
+          `Order ${escapeHtml(short)}${order.deliveredAt ? ` · delivered on ${escapeHtml(nairobiDay(order.deliveredAt))}` : ''}`,
+        ),
       ),
       para(`Hello ${escapeHtml(user.name)},`, 'margin-top:18px'),
       para(`Good news: your order ${escapeHtml(short)} was delivered${escapeHtml(deliveredOn)} to ${escapeHtml(place)}.`),

@@ -1,9 +1,9 @@
 /**
- * The STK callback Daraja POSTs to the CallBackURL (DARAJA.md §3.2–§3.4), parsed leniently:
+ * The STK callback Daraja POSTs to the CallBackURL (docs/payments.md, The callback), parsed leniently:
  * ResultCode is a number (or sometimes a string such as "SFC_IC0003"), metadata items are looked
  * up by Name and each is optional, Balance often has no Value, TransactionDate and PhoneNumber are
  * JSON numbers. The callback is unsigned: the caller must still match the CheckoutRequestID to a
- * push it made and check the amount (§3.7).
+ * push it made and check the amount (docs/payments.md, The callback: Trust).
  */
 
 export interface ParsedStkCallback {

@@ -1,5 +1,5 @@
 /**
- * Typed client for Safaricom Daraja's M-Pesa Express (STK push) API — DARAJA.md §1, §2, §4, §8.
+ * Typed client for Safaricom Daraja's M-Pesa Express (STK push) API (docs/payments.md: OAuth, STK push request, STK query).
  * The same client talks to the local simulator, the sandbox and production; only baseUrl and the
  * credentials differ.
  *
@@ -12,6 +12,7 @@
  *   because after a timeout the prompt may already be on the customer's phone.
  * - Nothing is logged, and no error message contains the passkey, consumer secret, Password or token.
  */
+import { MSISDN_PATTERN } from '../../shared/phone.js';
 import {
   DarajaError,
   type DarajaOperation,
@@ -84,7 +85,6 @@ const BACKOFF_BASE_MS = 200;
 const BACKOFF_MAX_MS = 5_000;
 const MAX_AMOUNT = 250_000;
 
-const PHONE_PATTERN = /^254(7|1)\d{8}$/;
 const ACCOUNT_REFERENCE_PATTERN = /^[A-Za-z0-9]{1,12}$/;
 const DESCRIPTION_PATTERN = /^[A-Za-z0-9 -]{1,13}$/;
 
@@ -111,7 +111,7 @@ export function darajaTimestamp(date: Date): string {
   return eat.slice(0, 19).replace(/\D/g, '');
 }
 
-/** base64(BusinessShortCode + Passkey + Timestamp) — DARAJA.md §2.1. */
+/** base64(BusinessShortCode + Passkey + Timestamp) (docs/payments.md, STK push request). */
 export function darajaPassword(shortcode: string, passkey: string, timestamp: string): string {
   return Buffer.from(`${shortcode}${passkey}${timestamp}`, 'utf8').toString('base64');
 }
@@ -124,7 +124,7 @@ function validatePush(input: StkPushInput): void {
   if (typeof input.amount !== 'number' || !Number.isInteger(input.amount) || input.amount < 1 || input.amount > MAX_AMOUNT) {
     throw rejected(`The amount must be a whole number of shillings from 1 to ${MAX_AMOUNT.toLocaleString('en-KE')}.`);
   }
-  if (typeof input.phone !== 'string' || !PHONE_PATTERN.test(input.phone)) {
+  if (typeof input.phone !== 'string' || !MSISDN_PATTERN.test(input.phone)) {
     throw rejected('The phone number must be a Safaricom number in the form 2547XXXXXXXX or 2541XXXXXXXX.');
   }
   if (typeof input.accountReference !== 'string' || !ACCOUNT_REFERENCE_PATTERN.test(input.accountReference)) {

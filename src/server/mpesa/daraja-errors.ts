@@ -1,5 +1,5 @@
 /**
- * Daraja's error answers turned into one error type (DARAJA.md §1.4, §2.6, §4.3). Pure functions:
+ * Daraja's error answers turned into one error type (docs/payments.md: OAuth, Daraja errors, STK query). Pure functions:
  * the HTTP client in daraja-client.ts decides what to retry from what these return.
  *
  * Error bodies are normally {requestId, errorCode, errorMessage}, but gateway failures can carry a

@@ -54,12 +54,12 @@ export interface PaymentDeps {
 
 type AttemptRow = typeof paymentAttempts.$inferSelect;
 
-/** Daraja charges whole shillings: the order's total rounded up (DARAJA.md §2.4). */
+/** Daraja charges whole shillings: the order's total rounded up (docs/payments.md, STK push request). */
 export function amountDue(totalCents: number): number {
   return Math.ceil(totalCents / 100);
 }
 
-/** What a shopper is told for each result code (DARAJA.md §3.4); the code, never the text, decides. */
+/** What a shopper is told for each result code (docs/payments.md, The callback); the code, never the text, decides. */
 export function failureReason(resultCode: string | null, resultDesc: string | null): string | null {
   switch (resultCode) {
     case null:

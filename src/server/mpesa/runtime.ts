@@ -5,6 +5,7 @@ import { sharedSecret } from '../db/meta.js';
 import type { Notifications } from '../mail/notifications.js';
 import { createDarajaClient, type DarajaClient } from './daraja-client.js';
 import { lipaNaMpesaOf } from './lipa-na-mpesa.js';
+import { type LocalSimulator, startLocalSimulator } from './local-simulator.js';
 import { type PaymentDeps, reconcilePendingPayments } from './payments.js';
 
 /**
@@ -23,11 +24,6 @@ export interface MpesaRuntime {
   close(): Promise<void>;
 }
 
-interface Closable {
-  url: string;
-  close(): Promise<void>;
-}
-
 export async function startMpesa(
   config: MpesaConfig,
   publicUrl: string,
@@ -36,24 +32,14 @@ export async function startMpesa(
   log: FastifyBaseLogger,
 ): Promise<MpesaRuntime> {
   const secret = config.callbackSecret ?? (await sharedSecret(db, 'mpesa_callback_secret'));
-  let simulator: Closable | undefined;
+  let simulator: LocalSimulator | undefined;
   let baseUrl = config.baseUrl;
   if (config.env === 'simulator' && config.simulatorUrl) {
     baseUrl = config.simulatorUrl;
     log.info({ url: baseUrl }, 'M-Pesa simulator shared with the other processes (MPESA_SIMULATOR_URL)');
   } else if (config.env === 'simulator') {
-    // Loaded only in simulator mode: the test double lives apart from the shop's code.
-    const { startDarajaSimulator } = await import('../../../tools/daraja-simulator/index.js');
-    simulator = await startDarajaSimulator({
-      consumerKey: config.consumerKey,
-      consumerSecret: config.consumerSecret,
-      shortcode: config.shortcode,
-      passkey: config.passkey,
-      callbackDelayMs: config.simulatorDelayMs,
-      log: (msg, data) => log.info({ simulator: true, ...data }, msg),
-    });
+    simulator = await startLocalSimulator(config, log);
     baseUrl = simulator.url;
-    log.info({ url: simulator.url }, 'M-Pesa simulator started (MPESA_ENV=simulator)');
   }
   if (!baseUrl) throw new Error('no Daraja base URL');
 

@@ -3,7 +3,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 
 /**
- * The admin edit screens send FormData (spec §7: product and user updates "with form data").
+ * The admin edit screens send FormData (docs/product-rules.md, API: product and user updates "with form data").
  * Registered inside a routes plugin, this lets that plugin's routes take multipart or
  * url-encoded fields as a plain body, validated by the same schemas as JSON. Files are refused
  * here; images go through /api/uploads.

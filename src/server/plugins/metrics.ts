@@ -1,17 +1,11 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from '../errors.js';
+import { sameSecret } from '../lib/same-secret.js';
 import { httpRequestDuration, METRICS_CONTENT_TYPE, renderMetrics } from '../metrics.js';
 
 /** The route label of requests no route matched (404s and web-app pages): one label, not one per URL. */
 export const UNMATCHED_ROUTE = 'unmatched';
-
-function sameToken(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
 
 /**
  * Times every request by route pattern, and serves GET /metrics in Prometheus text format. With
@@ -34,7 +28,7 @@ export default fp(
         if (opts.token !== undefined) {
           const header = request.headers.authorization ?? '';
           const given = /^Bearer (.+)$/i.exec(header)?.[1] ?? '';
-          if (!sameToken(given, opts.token)) {
+          if (!sameSecret(given, opts.token)) {
             reply.header('www-authenticate', 'Bearer realm="metrics"');
             throw new AppError(401, 'Metrics need the METRICS_TOKEN as a bearer token');
           }

@@ -1,8 +1,8 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { randomToken } from '../domain/sessions.js';
 import { AppError } from '../errors.js';
+import { sameSecret } from '../lib/same-secret.js';
 
 export const XSRF_COOKIE = 'XSRF-TOKEN';
 export const XSRF_HEADER = 'x-xsrf-token';
@@ -19,12 +19,6 @@ declare module 'fastify' {
      */
     xsrfCookie?: boolean;
   }
-}
-
-function sameToken(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 /** The origin ("https://shop.example.co.ke") of a URL, or undefined when it is not one. */
@@ -91,7 +85,7 @@ export default fp(
       if (from === 'foreign') throw new AppError(403, FROM_ANOTHER_SITE);
       if (from === 'same-origin') return;
       const header = request.headers[XSRF_HEADER];
-      if (!cookie || typeof header !== 'string' || !sameToken(cookie, header)) throw new AppError(403, MISSING_TOKEN);
+      if (!cookie || typeof header !== 'string' || !sameSecret(cookie, header)) throw new AppError(403, MISSING_TOKEN);
     });
   },
   { name: 'xsrf', dependencies: ['@fastify/cookie'] },

@@ -1,14 +1,12 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import sharp from 'sharp';
 import { IMAGE_WIDTHS } from '../../shared/images.js';
 import type { Db } from '../db/client.js';
-import { isSafeImageName, loadUploadedImage, MAX_INPUT_PIXELS, WEBP } from '../domain/images.js';
+import { demoImageAtWidth, type ImageFile, isSafeImageName, loadUploadedImage, WEBP } from '../domain/images.js';
 import { badRequest, notFound } from '../errors.js';
-import { sendConditional } from '../http/conditional.js';
+import { contentEtag, sendConditional } from '../http/conditional.js';
 
 export interface ImageRoutesOptions {
   db: Db;
@@ -18,11 +16,19 @@ export interface ImageRoutesOptions {
   cacheBytes?: number;
 }
 
-interface Served {
-  content: Buffer;
-  contentType: string;
+interface Served extends ImageFile {
   etag: string;
 }
+
+interface Address {
+  /** Where the image is served without `?w`: /images/<name> or /uploads/<name>. */
+  path: string;
+  name: string;
+  width: number;
+}
+
+/** How a cache miss loads its image; undefined when there is no such image. */
+type Load = () => Promise<ImageFile | undefined>;
 
 /** Uploads have random names and are never changed, so any copy anywhere is right forever. */
 const UPLOAD_CACHE = 'public, max-age=31536000, immutable';
@@ -35,12 +41,6 @@ const DEMO_CACHE = 'public, max-age=2592000';
 /** Uploads are only ever WebP written by the shop; the sandbox keeps even a crafted file inert. */
 const UPLOAD_CSP = "default-src 'none'; img-src 'self'; sandbox";
 const CONTENT_TYPES: Record<string, string> = { '.webp': WEBP, '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg' };
-const WEBP_QUALITY = 80;
-
-function served(content: Buffer, contentType: string): Served {
-  const etag = `"${createHash('sha256').update(content).digest('base64url').slice(0, 32)}"`;
-  return { content, contentType, etag };
-}
 
 /** 0 without `?w` (the image itself), else one of IMAGE_WIDTHS; anything else is a 400. */
 function requestedWidth(query: unknown): number {
@@ -51,34 +51,33 @@ function requestedWidth(query: unknown): number {
   return width;
 }
 
-function send(request: FastifyRequest, reply: FastifyReply, image: Served, cacheControl: string) {
-  reply.header('cache-control', cacheControl).type(image.contentType);
-  return sendConditional(request, reply, image.etag, () => image.content);
-}
-
 /**
  * Product images: uploads from the database, demo images from the folder that ships with the
- * shop, each at its full size or resized to one of IMAGE_WIDTHS. Encoded images are kept in an
- * LRU bounded by bytes, so a popular image costs no query and no resize after its first request.
+ * shop, each at its full size or resized to one of IMAGE_WIDTHS (domain/images.ts decides how).
+ * Encoded images are kept in an LRU bounded by bytes, so a popular image costs no query and no
+ * resize after its first request; concurrent requests for one image share its single load.
  * Not in the OpenAPI document: these are files, not API calls.
  */
 const imageRoutes: FastifyPluginAsync<ImageRoutesOptions> = async (app, { db, demoImagesDir, cacheBytes = 64 * 1024 * 1024 }) => {
-  const cache = new LRUCache<string, Served>({ maxSize: cacheBytes, sizeCalculation: (v) => v.content.length + 200 });
-  /** Requests for an image that is being loaded wait for that load rather than repeat it. */
-  const loading = new Map<string, Promise<Served | undefined>>();
+  const cache = new LRUCache<string, Served, Load>({
+    maxSize: cacheBytes,
+    // One image never takes more than an eighth of the cache; a larger one is served but not kept.
+    maxEntrySize: Math.max(1, Math.floor(cacheBytes / 8)),
+    sizeCalculation: (image) => image.content.length + 200,
+    // Undefined (no such image) is not remembered: another instance may store it a moment later.
+    fetchMethod: async (_key, _stale, { context: load }) => {
+      const image = await load();
+      return image && { ...image, etag: contentEtag(image.content) };
+    },
+  });
 
-  async function cached(key: string, load: () => Promise<Served | undefined>): Promise<Served | undefined> {
-    const hit = cache.get(key);
-    if (hit) return hit;
-    let pending = loading.get(key);
-    if (!pending) {
-      pending = load().finally(() => loading.delete(key));
-      loading.set(key, pending);
-    }
-    const image = await pending;
-    // A missing image is not remembered: another instance may store it a moment later.
-    if (image && image.content.length <= cacheBytes / 8) cache.set(key, image);
-    return image;
+  /** Answers with the image at `address` (its path and width), loaded on a cache miss. */
+  async function send(request: FastifyRequest, reply: FastifyReply, address: Address, load: Load, cacheControl: string) {
+    const { path: imagePath, name, width } = address;
+    const image = await cache.fetch(`${imagePath}?${width}`, { context: load });
+    if (!image) throw notFound(`No such image: ${name}`);
+    reply.header('cache-control', cacheControl).type(image.contentType);
+    return sendConditional(request, reply, image.etag, () => image.content);
   }
 
   // A response that sets a cookie is not stored by shared caches (and must not be: the XSRF cookie
@@ -92,25 +91,15 @@ const imageRoutes: FastifyPluginAsync<ImageRoutesOptions> = async (app, { db, de
     ),
   );
 
-  async function loadDemo(name: string, width: number): Promise<Served> {
-    const original = await fs.readFile(path.join(demoImagesDir, name));
-    const contentType = CONTENT_TYPES[path.extname(name)] ?? WEBP;
-    if (width === 0) return served(original, contentType);
-    const image = sharp(original, { limitInputPixels: MAX_INPUT_PIXELS });
-    const { width: own = 0 } = await image.metadata();
-    // Not enlarged, and a WebP already at that width is not re-encoded (which would only lose quality).
-    if (width >= own && contentType === WEBP) return served(original, WEBP);
-    const resized = await image.resize({ width, withoutEnlargement: true }).webp({ quality: WEBP_QUALITY }).toBuffer();
-    return served(resized, WEBP);
-  }
-
   app.get<{ Params: { name: string } }>('/images/:name', options, async (request, reply) => {
     const width = requestedWidth(request.query);
     const { name } = request.params;
     if (!demoNames.has(name)) throw notFound(`No such image: ${name.slice(0, 120)}`);
-    const image = await cached(`/images/${name}?${width}`, () => loadDemo(name, width));
-    if (!image) throw notFound(`No such image: ${name}`);
-    return send(request, reply, image, DEMO_CACHE);
+    const load = async () => {
+      const content = await fs.readFile(path.join(demoImagesDir, name));
+      return demoImageAtWidth({ content, contentType: CONTENT_TYPES[path.extname(name)] ?? WEBP }, width);
+    };
+    return send(request, reply, { path: `/images/${name}`, name, width }, load, DEMO_CACHE);
   });
 
   await app.register(async (uploads) => {
@@ -122,12 +111,7 @@ const imageRoutes: FastifyPluginAsync<ImageRoutesOptions> = async (app, { db, de
       const { name } = request.params;
       if (!isSafeImageName(name)) throw notFound(`No such image: ${name.slice(0, 120)}`);
       const imagePath = `/uploads/${name}`;
-      const image = await cached(`${imagePath}?${width}`, async () => {
-        const row = await loadUploadedImage(db, imagePath, width);
-        return row && served(row.content, row.contentType);
-      });
-      if (!image) throw notFound(`No such image: ${name}`);
-      return send(request, reply, image, UPLOAD_CACHE);
+      return send(request, reply, { path: imagePath, name, width }, () => loadUploadedImage(db, imagePath, width), UPLOAD_CACHE);
     });
   });
 };

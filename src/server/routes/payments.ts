@@ -1,4 +1,3 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -7,6 +6,7 @@ import { paymentStatus, stkPushBody, stkPushResponse } from '../../shared/schema
 import type { RateLimitRule } from '../config.js';
 import { unpaidOrderForAmount } from '../domain/orders.js';
 import { AppError } from '../errors.js';
+import { sameSecret } from '../lib/same-secret.js';
 import { C2B_REJECT_ACCOUNT, receiveC2bConfirmation, validateC2b } from '../mpesa/c2b.js';
 import {
   type PaymentDeps,
@@ -20,14 +20,8 @@ import { currentUser } from '../plugins/sessions.js';
 const tags = ['payments'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 429: errorBody, 502: errorBody, 503: errorBody };
 
-/** What Daraja gets back for every callback, at once (DARAJA.md §3.5). */
+/** What Daraja gets back for every callback, at once (docs/payments.md, The callback). */
 const ACK = { ResultCode: 0, ResultDesc: 'Accepted' };
-
-function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
 
 export interface PaymentRoutesOptions {
   deps: PaymentDeps;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { entityId, fromFormText, pageNumberParam } from './common.js';
 
 /**
- * The payment prompt request (spec §3 and §7: phoneNumber, Amount). Duka's own client names the
+ * The payment prompt request (docs/product-rules.md, Data and API: phoneNumber, Amount). Duka's own client names the
  * order it pays; without orderId, it is the caller's most recent unpaid order that Amount pays.
  */
 export const stkPushBody = z.object({

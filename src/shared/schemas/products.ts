@@ -3,7 +3,7 @@ import { PRODUCTS_PAGE_SIZE } from '../constants.js';
 import { formInteger, kshAmount, pageNumberParam, requiredText } from './common.js';
 
 /**
- * A review as every product answer carries it (spec §3: a Product has `reviews (list)`): enough
+ * A review as every product answer carries it (docs/product-rules.md, Data: a Product has `reviews (list)`): enough
  * for a client to count and show them, and small, since listings hold one list per card. The
  * product detail carries the whole reviews.
  */

@@ -24,7 +24,7 @@ export const newPassword = z
   .min(PASSWORD_MIN_LENGTH, { error: `Password must be at least ${PASSWORD_MIN_LENGTH} characters` })
   .max(PASSWORD_MAX_LENGTH, { error: `Password must be at most ${PASSWORD_MAX_LENGTH} characters` });
 
-/** An optional new password: empty or absent means "leave it unchanged" (spec §5, User edit). */
+/** An optional new password: empty or absent means "leave it unchanged" (docs/product-rules.md, Validation: User edit). */
 const optionalNewPassword = z.preprocess((v) => (v === '' || v === null ? undefined : v), newPassword.optional());
 
 export const userName = requiredText('Name', 100);

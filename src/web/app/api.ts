@@ -7,7 +7,7 @@ import {
 } from '@reduxjs/toolkit/query/react';
 import { signedOut } from '../features/account/authSlice';
 
-/** The XSRF token the server set in a readable cookie, echoed on every request (spec §7). */
+/** The XSRF token the server set in a readable cookie, echoed on every request (docs/product-rules.md, API). */
 function xsrfToken(): string | undefined {
   const match = /(?:^|;\s*)XSRF-TOKEN=([^;]+)/.exec(document.cookie);
   return match?.[1] ? decodeURIComponent(match[1]) : undefined;

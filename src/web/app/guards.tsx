@@ -15,7 +15,7 @@ export function PrivateRoute() {
 }
 
 /**
- * The admin screens of the guard group (spec §6): anyone else goes to /login, with the screen
+ * The admin screens of the guard group (docs/product-rules.md, Roles): anyone else goes to /login, with the screen
  * they wanted as the redirect. The sign-in screen then asks for an admin account instead of
  * bouncing a signed-in shopper straight back here.
  */

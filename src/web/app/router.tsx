@@ -5,7 +5,7 @@ import { AdminRoute, PrivateRoute } from './guards';
 import Layout from './layout/Layout';
 
 /**
- * The routes of the specification (§2). The home listing ships in the first bundle; every other
+ * The routes of docs/product-rules.md (Screens). The home listing ships in the first bundle; every other
  * screen loads when first visited (the layout's Suspense shows a spinner meanwhile), so a shopper
  * on mobile data downloads only what they use. Declarative routes rather than a data router: the
  * app loads its data with RTK Query, and react-router's data router would add about 17 KB (gzip)

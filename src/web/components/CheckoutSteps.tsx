@@ -8,7 +8,7 @@ export interface CheckoutStepsProps {
   step3?: boolean;
 }
 
-/** Sign In, Shipping, Place Order: a step is a link only once it is reached (spec §2). */
+/** Sign In, Shipping, Place Order: a step is a link only once it is reached (docs/product-rules.md, Screens). */
 export default function CheckoutSteps({ step1, step2, step3 }: CheckoutStepsProps) {
   const steps = [
     { label: 'Sign In', to: paths.login(), reached: step1 },

@@ -2,7 +2,7 @@ import { Link } from 'react-router';
 import { paths } from '../app/paths';
 import PageTitle from './PageTitle';
 
-/** Any unknown path (spec §2). */
+/** Any unknown path (docs/product-rules.md, Screens). */
 export default function NotFoundScreen() {
   return (
     <div className="text-center py-5">

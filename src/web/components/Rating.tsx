@@ -10,7 +10,7 @@ export function reviewCount(count: number): string {
   return `${count} review${count === 1 ? '' : 's'}`;
 }
 
-/** Five stars in half steps (spec §2), with the rating and an optional text for screen readers and eyes. */
+/** Five stars in half steps (docs/product-rules.md, Screens), with the rating and an optional text for screen readers and eyes. */
 export default function Rating({ value, text }: { value: number; text?: string }) {
   const shown = halfSteps(value);
   return (

@@ -9,7 +9,7 @@ function isFetchError(error: unknown): error is FetchBaseQueryError {
 }
 
 /**
- * The messages to show for a failed call. The server answers `{ errors: [{ msg }] }` (spec §8);
+ * The messages to show for a failed call. The server answers `{ errors: [{ msg }] }` (docs/product-rules.md, Errors);
  * a failure without such a body (offline, a proxy's HTML page) still gets a sensible message.
  */
 export function errorMessages(error: FetchBaseQueryError | SerializedError | unknown): string[] {

@@ -1,5 +1,5 @@
 /**
- * Browser storage under the keys of the specification (§3): `user` holds the public user
+ * Browser storage under the keys of docs/product-rules.md (Data): `user` holds the public user
  * object, `cart` the cart with its shipping address and totals. Unreadable or foreign values
  * are treated as absent rather than crashing the app.
  */

@@ -1,7 +1,7 @@
 import { errorMessages } from './errors';
 
 /**
- * Toasts (spec §9) without react-toastify in the first download: the first toast loads it and
+ * Toasts (docs/product-rules.md, Constants) without react-toastify in the first download: the first toast loads it and
  * mounts its container (app/layout/Toasts.tsx). A toast asked for before the container is up
  * waits in react-toastify's own queue and shows when it mounts.
  */
@@ -43,7 +43,7 @@ export function toastError(msg: string): void {
   show('error', msg);
 }
 
-/** Shows each error msg of a failed call as an error toast (spec §8). */
+/** Shows each error msg of a failed call as an error toast (docs/product-rules.md, Errors). */
 export function toastErrors(error: unknown): void {
   for (const msg of errorMessages(error)) toastError(msg);
 }

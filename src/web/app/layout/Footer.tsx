@@ -1,7 +1,7 @@
 import Container from 'react-bootstrap/Container';
 import { SHOP_NAME } from '../../../shared/constants';
 
-/** The product name and the current year (spec §1). */
+/** The product name and the current year (docs/product-rules.md, What the shop offers). */
 export default function Footer() {
   return (
     <footer className="border-top mt-5 py-4 bg-body-tertiary">

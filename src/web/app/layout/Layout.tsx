@@ -9,7 +9,7 @@ import ScrollRestoration from './ScrollRestoration';
 
 const Toasts = lazy(() => import('./Toasts'));
 
-/** Navigation bar, the current screen, footer; toasts top-right for 5 s (spec §9). */
+/** Navigation bar, the current screen, footer; toasts top-right for 5 s (docs/product-rules.md, Constants). */
 export default function Layout() {
   const showToasts = useSyncExternalStore(toastsWanted.subscribe, toastsWanted.get);
   return (

@@ -2,8 +2,8 @@ import { ToastContainer } from 'react-toastify';
 import 'react-toastify/dist/ReactToastify.css';
 
 /**
- * Toasts top-right for 5 s, as the specification says; loaded with the first toast (lib/toast.ts).
- * At most two at once, so they never bury the page; on a phone they are compact (styles.css).
+ * Toasts top-right for 5 s (docs/product-rules.md, Constants); loaded with the first toast
+ * (lib/toast.ts). At most two at once, so they never bury the page; compact on a phone (styles.css).
  */
 export default function Toasts() {
   return <ToastContainer position="top-right" autoClose={5000} newestOnTop limit={2} />;

@@ -30,7 +30,7 @@ export default function UserMenu({ user }: { user: PublicUser }) {
   });
   const openExceptions = ledger?.openExceptions ?? 0;
 
-  /** Log Out ends the session, clears the cart and shipping data and the user, then goes to /login (spec §2). */
+  /** Log Out ends the session, clears the cart and shipping data and the user, then goes to /login (docs/product-rules.md, Screens). */
   async function logOut() {
     try {
       const { msg } = await logout().unwrap();

@@ -9,7 +9,7 @@ import { EmailField } from './AccountFields';
 import { useForgotPasswordMutation } from './api';
 import SubmitButton from './SubmitButton';
 
-/** Asks for a reset link by email (spec §2); the shopper returns home once it is sent. */
+/** Asks for a reset link by email (docs/product-rules.md, Screens); the shopper returns home once it is sent. */
 export default function ForgotPasswordScreen() {
   const [email, setEmail] = useState('');
   const [forgotPassword, { isLoading }] = useForgotPasswordMutation();

@@ -15,7 +15,7 @@ import { useLoginMutation } from './api';
 import { setCredentials, signedOut } from './authSlice';
 import SubmitButton from './SubmitButton';
 
-/** Sign in (spec §2): email and password, then on to the `redirect` target. */
+/** Sign in (docs/product-rules.md, Screens): email and password, then on to the `redirect` target. */
 export default function LoginScreen() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');

@@ -5,11 +5,9 @@ import { paths } from '../../app/paths';
 import { CrossIcon } from '../../components/icons';
 import Price from '../../components/Price';
 import '../../styles/tables.scss';
+import { nairobiDay } from '../../../shared/dates';
 
-/** A date from the API cut to YYYY-MM-DD, as lists show it (spec §9). */
-const day = (iso: string) => iso.substring(0, 10);
-
-/** The shopper's own orders (spec §2, Profile): ID, DATE, TOTAL, PAID, DELIVERED and Details. */
+/** The shopper's own orders (docs/product-rules.md, Screens: Profile): ID, DATE, TOTAL, PAID, DELIVERED and Details. */
 export default function MyOrdersTable({ orders }: { orders: Order[] }) {
   return (
     <Table striped hover responsive size="sm" className="align-middle my-orders">
@@ -33,16 +31,16 @@ export default function MyOrdersTable({ orders }: { orders: Order[] }) {
             <td className="font-monospace small text-nowrap" title={order._id}>
               {order.orderNumber}
             </td>
-            <td className="text-nowrap">{day(order.createdAt)}</td>
+            <td className="text-nowrap">{nairobiDay(order.createdAt)}</td>
             <td className="text-nowrap">
               <Price value={order.totalPrice} />
             </td>
             <td className="text-nowrap">
-              {order.isPaid && order.paidAt ? day(order.paidAt) : <CrossIcon className="text-danger" title="Not paid" />}
+              {order.isPaid && order.paidAt ? nairobiDay(order.paidAt) : <CrossIcon className="text-danger" title="Not paid" />}
             </td>
             <td className="text-nowrap">
               {order.isDelivered && order.deliveredAt ? (
-                day(order.deliveredAt)
+                nairobiDay(order.deliveredAt)
               ) : (
                 <CrossIcon className="text-danger" title="Not delivered" />
               )}

@@ -21,7 +21,7 @@ import SubmitButton from './SubmitButton';
 const NO_ORDERS =
   'There are no orders associated with your account. Please return to the order menu to place a new order or review existing ones.';
 
-/** The signed-in shopper's details, editable, beside their orders (spec §2, Profile). */
+/** The signed-in shopper's details, editable, beside their orders (docs/product-rules.md, Screens: Profile). */
 export default function ProfileScreen() {
   return (
     <Row className="g-4">
@@ -67,7 +67,7 @@ function ProfileForm() {
       toastError('Passwords do not match');
       return;
     }
-    // An empty password means "keep the current one" (spec §5).
+    // An empty password means "keep the current one" (docs/product-rules.md, Validation).
     const body: ProfileUpdateBody = {
       _id: userId,
       name,

@@ -13,7 +13,7 @@ import { useRegisterMutation } from './api';
 import { setCredentials, signedOut } from './authSlice';
 import SubmitButton from './SubmitButton';
 
-/** Sign-up (spec §2): a new account is signed in at once and goes on to the `redirect` target. */
+/** Sign-up (docs/product-rules.md, Screens): a new account is signed in at once and goes on to the `redirect` target. */
 export default function RegisterScreen() {
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');

@@ -22,7 +22,7 @@ function linkUnusable(error: unknown): boolean {
   return (status === 400 || status === 404) && !passwordProblem;
 }
 
-/** Chooses a new password with the token from a reset link (spec §2), then on to sign in. */
+/** Chooses a new password with the token from a reset link (docs/product-rules.md, Screens), then on to sign in. */
 export default function ResetPasswordScreen() {
   const { token = '' } = useParams();
   const [password, setPassword] = useState('');

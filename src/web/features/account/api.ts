@@ -2,7 +2,7 @@ import type { MessageBody } from '../../../shared/schemas/common';
 import type { LoginBody, ProfileUpdateBody, PublicUser, RegisterBody } from '../../../shared/schemas/users';
 import { api } from '../../app/api';
 
-/** Account calls (spec §7, Users). */
+/** Account calls (docs/product-rules.md, API: Users). */
 export const accountApi = api.injectEndpoints({
   endpoints: (build) => ({
     login: build.mutation<PublicUser, LoginBody>({

@@ -25,7 +25,7 @@ const authSlice = createSlice({
   name: 'auth',
   initialState,
   reducers: {
-    /** A successful sign-in, sign-up or profile update (spec §4, Session). */
+    /** A successful sign-in, sign-up or profile update (docs/product-rules.md, States: Session). */
     setCredentials(state, action: PayloadAction<PublicUser>) {
       state.user = publicFields(action.payload);
       writeStored('user', state.user);

@@ -3,11 +3,12 @@ import Badge from 'react-bootstrap/Badge';
 import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
 import Table from 'react-bootstrap/Table';
+import type { MailStatus } from '../../../shared/schemas/mail';
 import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import { errorMessage } from '../../lib/errors';
-import { type MailStatus, useGetMailQueueQuery } from './mailApi';
+import { useGetMailQueueQuery } from './mailApi';
 import '../../styles/tables.scss';
 
 const STATUS_VARIANT: Record<MailStatus, string> = { queued: 'warning', sending: 'info', sent: 'success', failed: 'danger' };

@@ -18,6 +18,7 @@ import { toastErrors, toastSuccess } from '../../lib/toast';
 import { useDeleteOrderMutation, useGetOrdersQuery } from '../orders/api';
 import { ActionsHeader, IdCell, RowActions } from './TableParts';
 import '../../styles/tables.scss';
+import { nairobiDay } from '../../../shared/dates';
 
 /** A filter choice as kept in the address: '' for all, else 'true' or 'false'. */
 type FlagChoice = '' | 'true' | 'false';
@@ -34,7 +35,7 @@ function orderFilters(paid: FlagChoice, delivered: FlagChoice): { isPaid?: boole
   };
 }
 
-/** Every order, newest first, with payment and delivery filters kept in the address (spec §2, Admin order list). */
+/** Every order, newest first, with payment and delivery filters kept in the address (docs/product-rules.md, Screens: Admin order list). */
 export default function OrderListScreen() {
   const [searchParams, setSearchParams] = useSearchParams();
   const paid = flagChoice(searchParams.get('isPaid'));
@@ -129,16 +130,16 @@ export default function OrderListScreen() {
                   <td className="text-nowrap">
                     {order.user ? order.user.name : <em className="text-body-secondary">Deleted user</em>}
                   </td>
-                  <td className="text-nowrap">{order.createdAt.substring(0, 10)}</td>
+                  <td className="text-nowrap">{nairobiDay(order.createdAt)}</td>
                   <td className="text-nowrap">
                     <Price value={order.totalPrice} />
                   </td>
                   <td className="text-nowrap">
-                    {order.paidAt ? order.paidAt.substring(0, 10) : <CrossIcon className="text-danger" title="Not paid" />}
+                    {order.paidAt ? nairobiDay(order.paidAt) : <CrossIcon className="text-danger" title="Not paid" />}
                   </td>
                   <td className="text-nowrap">
                     {order.deliveredAt ? (
-                      order.deliveredAt.substring(0, 10)
+                      nairobiDay(order.deliveredAt)
                     ) : (
                       <CrossIcon className="text-danger" title="Not delivered" />
                     )}

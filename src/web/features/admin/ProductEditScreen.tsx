@@ -29,7 +29,7 @@ function fieldsOf(product: ProductDetail): ProductFields {
   };
 }
 
-/** Edit one product; loads it, then hands it to the form (spec §2, Product edit). */
+/** Edit one product; loads it, then hands it to the form (docs/product-rules.md, Screens: Product edit). */
 export default function ProductEditScreen() {
   const { id = '' } = useParams();
   const { data: product, isLoading, error } = useGetProductDetailsQuery(id);

@@ -34,7 +34,7 @@ function pageFrom(param: string | undefined): number {
   return Number.isInteger(page) && page >= 1 ? page : 1;
 }
 
-/** Every product, searchable and paged, with create, edit and delete (spec §2, Admin product list). */
+/** Every product, searchable and paged, with create, edit and delete (docs/product-rules.md, Screens: Admin product list). */
 export default function ProductListScreen() {
   const { pageNumber } = useParams();
   const [searchParams] = useSearchParams();

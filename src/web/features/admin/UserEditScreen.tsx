@@ -21,7 +21,7 @@ const SIGN_IN_FIRST = 'Please sign in to continue';
 const ADMINS_ONLY = 'This is for admins only';
 
 /**
- * Edit a user (spec §2, User edit). The route sits outside the admin guard, as the specification
+ * Edit a user (docs/product-rules.md, Screens: User edit). The route sits outside the admin guard, as the specification
  * places it, so this screen refuses guests and shoppers itself: a message, no form, no data.
  */
 export default function UserEditScreen() {

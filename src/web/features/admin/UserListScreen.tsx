@@ -13,7 +13,7 @@ import { useDeleteUserMutation, useGetUsersQuery } from './api';
 import { ActionsHeader, IdCell, RowActions } from './TableParts';
 import '../../styles/tables.scss';
 
-/** Every account, with edit and delete (spec §2, Admin user list). The server refuses deleting yourself. */
+/** Every account, with edit and delete (docs/product-rules.md, Screens: Admin user list). The server refuses deleting yourself. */
 export default function UserListScreen() {
   const { data: users, isLoading, error } = useGetUsersQuery();
   const [deleteUser, { isLoading: deleting, originalArgs: deletingId }] = useDeleteUserMutation();

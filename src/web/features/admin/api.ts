@@ -19,7 +19,7 @@ export interface UserUpdate {
   id: string;
   name: string;
   email: string;
-  /** Empty means "keep the current password" and is not sent (spec §5, User edit). */
+  /** Empty means "keep the current password" and is not sent (docs/product-rules.md, Validation: User edit). */
   password: string;
   isAdmin: boolean;
 }
@@ -29,7 +29,7 @@ export interface UploadedImage {
   msg: string;
 }
 
-/** Spec §7 sends the admin updates as form data; the server reads numbers and booleans from their text. */
+/** The admin updates go as form data (docs/product-rules.md, API); the server reads numbers and booleans from their text. */
 function productFormData({ id: _id, ...fields }: ProductUpdate): FormData {
   const form = new FormData();
   form.append('name', fields.name);
@@ -50,7 +50,7 @@ function userFormData({ name, email, password, isAdmin }: UserUpdate): FormData 
   return form;
 }
 
-/** Admin calls for products, uploads and users (spec §7). Orders use features/orders/api.ts. */
+/** Admin calls for products, uploads and users (docs/product-rules.md, API). Orders use features/orders/api.ts. */
 export const adminApi = api.injectEndpoints({
   endpoints: (build) => ({
     /** Creates a sample product to edit; no payload. */

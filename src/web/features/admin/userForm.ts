@@ -21,7 +21,7 @@ function isTextField(key: PropertyKey | undefined): key is keyof UserFieldErrors
 
 /**
  * Checks the form with the server's own schema (same rules, same messages) before sending.
- * An empty password means "keep the current one" (spec §5) and passes.
+ * An empty password means "keep the current one" (docs/product-rules.md, Validation) and passes.
  */
 export function checkUser(fields: UserFields): UserCheck {
   const parsed = adminUserUpdateBody.safeParse(fields);

@@ -13,7 +13,7 @@ import CartLine from './CartLine';
 import { cartCount } from './cartSlice';
 import '../../styles/list-group.scss';
 
-/** The cart (spec §2, Cart): its lines, the subtotal to 2 decimals, and the way into checkout. */
+/** The cart (docs/product-rules.md, Screens: Cart): its lines, the subtotal to 2 decimals, and the way into checkout. */
 export default function CartScreen() {
   const cart = useAppSelector((s) => s.cart);
   const navigate = useNavigate();

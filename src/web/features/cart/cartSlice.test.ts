@@ -30,7 +30,7 @@ const stored = (): CartState | null => {
   return raw ? (JSON.parse(raw) as CartState) : null;
 };
 
-describe('cart rules (spec §4)', () => {
+describe('cart rules (docs/product-rules.md, States)', () => {
   beforeEach(() => localStorage.clear());
   const empty = () => cartReducer(undefined, { type: 'init' });
 

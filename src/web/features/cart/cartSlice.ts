@@ -3,7 +3,7 @@ import { type OrderTotals, orderTotals } from '../../../shared/pricing';
 import type { ShippingAddress } from '../../../shared/schemas/orders';
 import { readStored, removeStored, writeStored } from '../../lib/storage';
 
-/** A cart line as the specification keeps it (§3): the product's fields and the chosen qty. */
+/** A cart line as docs/product-rules.md keeps it (Data): the product's fields and the chosen qty. */
 export interface CartItem {
   _id: string;
   name: string;
@@ -27,7 +27,7 @@ function isCart(value: unknown): value is CartState {
   return Array.isArray(v?.cartItems) && typeof v.shippingAddress === 'object' && v.shippingAddress !== null;
 }
 
-/** Every change recomputes the totals with the shared pricing rules and saves the cart (spec §4). */
+/** Every change recomputes the totals with the shared pricing rules and saves the cart (docs/product-rules.md, States). */
 function recomputeAndSave(state: CartState): void {
   Object.assign(state, orderTotals(state.cartItems));
   writeStored('cart', state);
@@ -60,7 +60,7 @@ const cartSlice = createSlice({
       state.shippingAddress = action.payload;
       recomputeAndSave(state);
     },
-    /** After an order is placed: the items go and the stored cart is removed (spec §4). */
+    /** After an order is placed: the items go and the stored cart is removed (docs/product-rules.md, States). */
     clearCartItems(state) {
       state.cartItems = [];
       Object.assign(state, orderTotals([]));

@@ -25,7 +25,7 @@ function OrderReview({ cart, address }: { cart: CartState; address: ShippingAddr
   const [createOrder, { isLoading }] = useCreateOrderMutation();
   const isEmpty = cart.cartItems.length === 0;
 
-  /** Creates the order, clears the cart and opens the order page (spec §2); failures toast each msg. */
+  /** Creates the order, clears the cart and opens the order page (docs/product-rules.md, Screens); failures toast each msg. */
   async function placeOrder() {
     try {
       const order = await createOrder({
@@ -91,7 +91,7 @@ function OrderReview({ cart, address }: { cart: CartState; address: ShippingAddr
   );
 }
 
-/** Order review and placement (spec §2, Place order): only with a complete address (spec §5). */
+/** Order review and placement (docs/product-rules.md, Screens: Place order): only with a complete address (docs/product-rules.md, Validation). */
 export default function PlaceOrderScreen() {
   const cart = useAppSelector((s) => s.cart);
   const address = completeAddress(cart.shippingAddress);

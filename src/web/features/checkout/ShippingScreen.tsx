@@ -65,7 +65,7 @@ function ShippingForm() {
 
   const addressIncomplete = isShippingNotice(location.state) && location.state.addressIncomplete === true;
 
-  // The specification sets no required-field rules here (§5): Place Order sends an incomplete address back.
+  // The address form has no required fields (docs/product-rules.md, Validation): Place Order sends an incomplete address back.
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const address: ShippingAddress = {
@@ -149,7 +149,7 @@ function ShippingForm() {
   );
 }
 
-/** The shipping address (spec §2, Shipping): only with something in the cart. */
+/** The shipping address (docs/product-rules.md, Screens: Shipping): only with something in the cart. */
 export default function ShippingScreen() {
   const cartIsEmpty = useAppSelector((s) => s.cart.cartItems.length === 0);
   if (cartIsEmpty) return <Navigate to={paths.cart} replace />;

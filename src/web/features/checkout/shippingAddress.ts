@@ -8,7 +8,7 @@ export interface ShippingNotice {
 export const isShippingNotice = (value: unknown): value is ShippingNotice =>
   typeof value === 'object' && value !== null && 'addressIncomplete' in value;
 
-/** The saved address if all five fields are filled in (spec §5), otherwise null. */
+/** The saved address if all five fields are filled in (docs/product-rules.md, Validation), otherwise null. */
 export function completeAddress(address: Partial<ShippingAddress>): ShippingAddress | null {
   const { county, phoneNumber, postalCode, sub_county, ward } = address;
   if (!county?.trim() || !phoneNumber?.trim() || !postalCode?.trim() || !sub_county?.trim() || !ward?.trim()) return null;

@@ -12,7 +12,7 @@ function ButtonSpinner() {
 }
 
 /**
- * The admin's manual steps (spec §4): mark an unpaid order paid and an undelivered one delivered.
+ * The admin's manual steps (docs/product-rules.md, States): mark an unpaid order paid and an undelivered one delivered.
  * The order then reloads; the buttons wait for it so a second click cannot repeat the step. With
  * the payment's M-Pesa receipt at hand, the admin records it instead, so the ledger keeps it.
  */

@@ -21,7 +21,7 @@ export function lineTotalText({ qty, price }: OrderLine): string {
   return `${qty} x ${formatKsh(price)} = ${formatKsh(fromCents(toCents(price) * qty))}`;
 }
 
-/** The items of an order (spec §2, Place order and Order details): image, name linking to the product, and the line total. */
+/** The items of an order (docs/product-rules.md, Screens: Place order and Order details): image, name linking to the product, and the line total. */
 export default function OrderItemsList({ items }: { items: readonly OrderLine[] }) {
   return (
     <ListGroup variant="flush">

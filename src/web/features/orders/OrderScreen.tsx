@@ -15,11 +15,9 @@ import OrderSummary from './OrderSummary';
 import PaymentStatus from './PaymentStatus';
 import PayOrder from './PayOrder';
 import '../../styles/list-group.scss';
+import { nairobiDay } from '../../../shared/dates';
 
-/** Dates are shown as their first 10 characters, the day (spec §9). */
-const day = (timestamp: string | null) => timestamp?.slice(0, 10) ?? '';
-
-/** One order (spec §2, Order details): address, delivery and payment state, items, summary and the next steps. */
+/** One order (docs/product-rules.md, Screens: Order details): address, delivery and payment state, items, summary and the next steps. */
 export default function OrderScreen() {
   const { id = '' } = useParams();
   const user = useAppSelector((s) => s.auth.user);
@@ -67,7 +65,7 @@ export default function OrderScreen() {
                 {address.phoneNumber}
               </p>
               {order.isDelivered ? (
-                <Message variant="success">Delivered on {day(order.deliveredAt)}</Message>
+                <Message variant="success">Delivered on {nairobiDay(order.deliveredAt)}</Message>
               ) : (
                 <Message variant="danger">Not Delivered</Message>
               )}

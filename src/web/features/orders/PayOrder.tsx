@@ -28,7 +28,7 @@ function rememberMpesaNumber(number: string): void {
 }
 
 /**
- * Where the owner of an unpaid order pays (spec §2, §7): the shop sends an M-Pesa prompt to the
+ * Where the owner of an unpaid order pays (docs/product-rules.md: Screens, API): the shop sends an M-Pesa prompt to the
  * number given, shows the server's msg as a toast and goes home; the order page shows the result.
  */
 export default function PayOrder({ order }: { order: Order }) {

@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import Badge from 'react-bootstrap/Badge';
 import Spinner from 'react-bootstrap/Spinner';
+import { nairobiDay } from '../../../shared/dates';
 import { formatKsh } from '../../../shared/money';
 import type { Order } from '../../../shared/schemas/orders';
 import type { LedgerPayment, PaymentStatus as PaymentStatusBody } from '../../../shared/schemas/payments';
@@ -9,9 +10,6 @@ import Message from '../../components/Message';
 import { errorMessage } from '../../lib/errors';
 import { exceptionReason, receivedTime, STATUS_LABEL, STATUS_VARIANT } from './ledgerText';
 import { PAYMENT_POLL_MS, paymentsApi, useGetPaymentStatusQuery } from './paymentsApi';
-
-/** Dates are shown as their first 10 characters, the day (spec §9). */
-const day = (timestamp: string | null) => timestamp?.slice(0, 10) ?? '';
 
 /**
  * The order's payment status from the server, asked again every 2 s while a prompt waits on the
@@ -157,7 +155,7 @@ export function OrderPayments({ payments, showReasons }: { payments: LedgerPayme
 }
 
 /**
- * The payment part of the order page (spec §2): 'Paid on {date}' with the M-Pesa receipt and what
+ * The payment part of the order page (docs/product-rules.md, Screens): 'Paid on {date}' with the M-Pesa receipt and what
  * M-Pesa charged, or 'Not Paid' and the live state of the latest prompt, in one polite live region,
  * so a screen reader hears the change from waiting to paid or failed without moving focus; then
  * every payment on the order.
@@ -169,7 +167,7 @@ export default function PaymentStatus({ order, canPay, isAdmin = false }: { orde
       <div aria-live="polite">
         {order.isPaid ? (
           <Message variant="success">
-            <span className="me-3">Paid on {day(order.paidAt)}</span>
+            <span className="me-3">Paid on {nairobiDay(order.paidAt)}</span>
             {order.mpesaReceipt && (
               <span className="d-inline-block me-3">
                 M-Pesa receipt <strong className="font-monospace">{order.mpesaReceipt}</strong>

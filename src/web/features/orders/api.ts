@@ -11,7 +11,7 @@ export interface NewOrder {
   totalPrice: number;
 }
 
-/** Order calls (spec §7, Orders). The server prices the order itself; the totals sent are informative. */
+/** Order calls (docs/product-rules.md, API: Orders). The server prices the order itself; the totals sent are informative. */
 export const ordersApi = api.injectEndpoints({
   endpoints: (build) => ({
     createOrder: build.mutation<Order, NewOrder>({
@@ -33,7 +33,7 @@ export const ordersApi = api.injectEndpoints({
       query: (filters) => ({ url: '/orders', params: filters ?? {} }),
       providesTags: [{ type: 'Order', id: 'LIST' }],
     }),
-    /** Admin "Mark As Paid" (spec §7: PUT /api/orders/{id}, no body). */
+    /** Admin "Mark As Paid" (docs/product-rules.md, API: PUT /api/orders/{id}, no body). */
     markPaid: build.mutation<Order, string>({
       query: (id) => ({ url: `/orders/${id}`, method: 'PUT' }),
       invalidatesTags: (_result, _error, id) => [

@@ -1,3 +1,4 @@
+import { nairobiMinute } from '../../../shared/dates';
 import type { LedgerPayment, LedgerStatus, PaymentException, PaymentSource } from '../../../shared/schemas/payments';
 
 /** Why a payment did not simply pay an order, in the merchant's words. */
@@ -49,9 +50,7 @@ export function exceptionReason(payment: LedgerPayment): string | null {
   return payment.exception ? EXCEPTION_REASON[payment.exception] : null;
 }
 
-/** "2026-11-24 08:39", the shop's own time zone being Nairobi's (UTC+3, no daylight saving). */
+/** "2026-11-24 08:39" in the shop's own time zone, Nairobi's. */
 export function receivedTime(iso: string): string {
-  const time = Date.parse(iso);
-  if (Number.isNaN(time)) return iso;
-  return new Date(time + 3 * 60 * 60 * 1000).toISOString().slice(0, 16).replace('T', ' ');
+  return nairobiMinute(iso);
 }

@@ -48,7 +48,7 @@ function afterLedgerChange(orderId: string | null | undefined) {
 }
 
 /**
- * M-Pesa calls (spec §7: POST /api/orders/stkpush; GET /api/orders/{id}/payment), and the
+ * M-Pesa calls (docs/product-rules.md, API: POST /api/orders/stkpush; GET /api/orders/{id}/payment), and the
  * admin's payment ledger. A prompt sent invalidates that order's payment status, so coming back
  * to the order page shows the new one.
  */

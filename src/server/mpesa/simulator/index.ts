@@ -1,10 +1,11 @@
 /**
- * Daraja simulator — a TEST DOUBLE for Safaricom's M-Pesa Daraja API. It is not part of the shop.
+ * Daraja simulator — a TEST DOUBLE for Safaricom's M-Pesa Daraja API. It ships with the server
+ * (MPESA_ENV=simulator starts it, see ../local-simulator.ts) but is not part of the shop's logic.
  *
  * Safaricom's Daraja cannot be reached from development machines or CI (and its sandbox cannot be
  * told which result to return), so this small HTTP server stands in for it. It speaks Daraja's
  * wire contract — paths, request and response bodies, error bodies and status codes, as described
- * in /work/shared/mpesa/DARAJA.md §1–§4 and §9 — for the three calls the shop makes:
+ * in docs/payments.md (Facts about Daraja the code relies on) — for the three calls the shop makes:
  *
  *   GET  /oauth/v1/generate?grant_type=client_credentials   (HTTP Basic consumer key:secret)
  *   POST /mpesa/stkpush/v1/processrequest                    (Bearer token)
@@ -18,8 +19,9 @@
  * between Daraja and the shop (SimulatorFault), for the shop's chaos tests.
  *
  * Rules of the double:
- * - Self-contained: it imports nothing from src/ and the shop must only ever talk to it over HTTP,
- *   through the same client it uses for Safaricom (MPESA_ENV=simulator).
+ * - Self-contained: it imports only node: built-ins and its own folder (test/architecture checks
+ *   this), so that it checks the shop's client rather than sharing its code. The shop only ever
+ *   talks to it over HTTP, through the same client it uses for Safaricom (MPESA_ENV=simulator).
  * - Bound to loopback (127.0.0.1) by default; it never calls the real Daraja. The only outbound
  *   requests are the callbacks, to the URL the caller supplied.
  * - No retries of callbacks (Safaricom says it does not retry); 'twice' exists to test idempotency.
@@ -27,7 +29,7 @@
  * - Beyond Daraja's observable behaviour it only adds the phone-number outcome table; there is no
  *   control API.
  *
- * Standalone: `npx tsx tools/daraja-simulator/cli.ts` (see cli.ts).
+ * Standalone: `npx tsx src/server/mpesa/simulator/cli.ts` (see cli.ts).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -337,7 +339,7 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
 
   async function readJsonObject(req: IncomingMessage): Promise<Record<string, unknown>> {
     const mediaType = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-    // Daraja answers a missing/wrong Content-Type with this misleading message (DARAJA.md §0).
+    // Daraja answers a missing/wrong Content-Type with this misleading message (docs/payments.md, Daraja in brief).
     if (mediaType !== 'application/json') throw invalidField('BusinessShortCode');
     const chunks: Buffer[] = [];
     let size = 0;

@@ -1,7 +1,7 @@
 /**
  * Wire-format helpers for the Daraja simulator (part of the test double in index.ts; nothing in
- * the shop imports this). Ids, receipts, Nairobi timestamps, the STK password and the field rules
- * of DARAJA.md §2.1, written independently of the shop's client so that the simulator checks the
+ * the shop's own code imports this). Ids, receipts, Nairobi timestamps, the STK password and the field rules
+ * of Daraja's STK push (docs/payments.md), written independently of the shop's client so that the simulator checks the
  * client rather than agreeing with it by construction.
  */
 import { randomInt, randomUUID } from 'node:crypto';
@@ -41,7 +41,7 @@ export function nairobiTimestamp(date: Date): string {
   return `${p.year}${pad(p.month)}${pad(p.day)}${pad(p.hour)}${pad(p.minute)}${pad(p.second)}`;
 }
 
-/** The callback's TransactionDate: YYYYMMDDHHmmss in Nairobi time as a JSON number (DARAJA.md §3.2). */
+/** The callback's TransactionDate: YYYYMMDDHHmmss in Nairobi time as a JSON number (docs/payments.md, The callback). */
 export function nairobiTransactionDate(date: Date): number {
   return Number(nairobiTimestamp(date));
 }
@@ -56,7 +56,7 @@ export function isValidTimestamp(value: string): boolean {
   return day <= daysInMonth;
 }
 
-/** base64(BusinessShortCode + Passkey + Timestamp) — DARAJA.md §2.1. */
+/** base64(BusinessShortCode + Passkey + Timestamp) (docs/payments.md, STK push request). */
 export function stkPassword(shortcode: string, passkey: string, timestamp: string): string {
   return Buffer.from(`${shortcode}${passkey}${timestamp}`, 'utf8').toString('base64');
 }
@@ -89,7 +89,7 @@ export function merchantRequestIdSequence(): () => string {
 }
 
 /**
- * CheckoutRequestID as observed in current Daraja responses (DARAJA.md §2.2):
+ * CheckoutRequestID as observed in current Daraja responses (docs/payments.md, STK push request):
  * "ws_CO_" + DDMMYYYYHHmmssSSS (Nairobi time) + the subscriber number without the 254 prefix,
  * e.g. ws_CO_15032024143006123708374149. Clients must treat it as opaque.
  */

@@ -1,7 +1,7 @@
 /**
  * Runs the Daraja simulator (a test double for Safaricom's M-Pesa API, see index.ts) on its own:
  *
- *   npx tsx tools/daraja-simulator/cli.ts
+ *   npx tsx src/server/mpesa/simulator/cli.ts
  *
  * Environment (all optional):
  *   PORT                          port to listen on (default 4010)

@@ -335,7 +335,7 @@ describe('Daraja simulator', () => {
   });
 
   describe('outcomes, callbacks and queries', () => {
-    it('success: the query is pending while the prompt is open, the callback has the §3.2 shape, then the query says "0"', async () => {
+    it('success: the query is pending while the prompt is open, the callback has the documented success shape, then the query says "0"', async () => {
       const accepted = await push(sim, token, pushBody('254708374149', { Amount: 1234 }));
       expect(accepted.status).toBe(200);
       const id = accepted.body.CheckoutRequestID as string;

@@ -1,0 +1,33 @@
+import type { MpesaConfig } from '../config.js';
+
+/** The part of a logger (Fastify's or pino's) that the simulator's log lines go to. */
+interface InfoLogger {
+  info(fields: Record<string, unknown>, msg: string): void;
+}
+
+export interface LocalSimulator {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the Daraja simulator for MPESA_ENV=simulator with the shop's simulator-mode key, secret,
+ * shortcode and passkey, so that the shop's own Daraja client can talk to it over HTTP. Used by a
+ * single process (mpesa/runtime.ts) and by the cluster primary for all its workers (cluster.ts).
+ *
+ * The simulator is imported only here and only when called: a shop pointed at Safaricom never
+ * loads the test double.
+ */
+export async function startLocalSimulator(config: MpesaConfig, log: InfoLogger): Promise<LocalSimulator> {
+  const { startDarajaSimulator } = await import('./simulator/index.js');
+  const simulator = await startDarajaSimulator({
+    consumerKey: config.consumerKey,
+    consumerSecret: config.consumerSecret,
+    shortcode: config.shortcode,
+    passkey: config.passkey,
+    callbackDelayMs: config.simulatorDelayMs,
+    log: (msg, data) => log.info({ simulator: true, ...data }, msg),
+  });
+  log.info({ url: simulator.url }, 'M-Pesa simulator started (MPESA_ENV=simulator)');
+  return simulator;
+}
