@@ -86,7 +86,7 @@ const CANDIDATES_PER_KIND = SEARCH_RESULTS_CAP + 1;
  * Only candidates are ranked, so a broad keyword ("a", "phone") costs what a narrow one does:
  * up to the cap + 1 matches of each kind (exact words, substrings, close spellings), each read
  * through its own GIN index and taken as the index gives them. A product holding the word itself
- * comes in through the exact-word kind and ranks first. When no kind reaches its limit, the
+ * comes in through the exact-word kind and ranks first (unless more than the cap + 1 hold it). When no kind reaches its limit, the
  * candidates are exactly the matches and the count is exact. (Taking the nearest spellings first
  * would need a GiST trigram index; at 100,000 products its nearest-first walk measured several
  * times slower than reading the GIN matches, so it is not used.)
