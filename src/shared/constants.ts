@@ -7,6 +7,12 @@ export const PAYMENT_METHOD = 'MPESA';
 /** Products per listing page: 12 fills the 4/3/2-per-row grid evenly. */
 export const PRODUCTS_PAGE_SIZE = 12;
 
+/**
+ * A search ranks at most this many of its best candidates: a broad keyword over a large catalogue
+ * costs what a narrow one does. Past it, the count is shown as "1,000+".
+ */
+export const SEARCH_RESULTS_CAP = 1000;
+
 /** Shipping is free above this items total (Ksh), otherwise the flat fee. */
 export const FREE_SHIPPING_ABOVE_KSH = 5000;
 export const SHIPPING_FEE_KSH = 100;

@@ -1,6 +1,7 @@
+import { sql } from 'drizzle-orm';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PRODUCTS_PAGE_SIZE } from '../../src/shared/constants.js';
+import { PRODUCTS_PAGE_SIZE, SEARCH_RESULTS_CAP } from '../../src/shared/constants.js';
 import type { Product, ProductDetail, ProductPage } from '../../src/shared/schemas/products.js';
 import type { ApiClient } from '../support/client.js';
 import { createProduct, expectClientError, search } from '../support/fixtures.js';
@@ -152,6 +153,50 @@ describe('keyword search', () => {
     const result = await search(guest, 'qqqqzzzzxxxx');
     expect(result.products).toEqual([]);
     expect(result.count).toBe(0);
+  });
+});
+
+describe('a broad keyword over many products', () => {
+  const NEAR_MATCHES = SEARCH_RESULTS_CAP + 200;
+  let exact: Product;
+
+  beforeAll(async () => {
+    // The exact match is the oldest of them all, so only its rank can bring it to the top.
+    exact = await createProduct(admin, { name: 'Charcoal Jiko', category: 'Cookers' });
+    // Products whose names hold "jiko" only inside a longer word: substring and close-spelling matches.
+    await shop.database.db.execute(sql`
+      INSERT INTO products (user_id, name, image, category, description, price_cents, count_in_stock, created_at)
+      SELECT (SELECT id FROM users WHERE email = 'admin@example.com'), 'Jikokoa Stove ' || n, '/images/sample.webp',
+             'Cookers', 'A stove', 150000, 5, now() + n * interval '1 second'
+      FROM generate_series(1, ${NEAR_MATCHES}) AS n`);
+    await shop.catalogChanges.committed({ products: [], listing: true });
+  });
+
+  it('ranks only the best candidates, says the count is capped, and pages over the cap', async () => {
+    const first = await search(guest, 'jiko');
+    expect(first.count).toBe(SEARCH_RESULTS_CAP);
+    expect(first.countCapped).toBe(true);
+    expect(first.page).toBe(1);
+    expect(first.pages).toBe(Math.ceil(SEARCH_RESULTS_CAP / PRODUCTS_PAGE_SIZE));
+    expect(first.products).toHaveLength(PRODUCTS_PAGE_SIZE);
+
+    const last = await search(guest, 'jiko', first.pages);
+    expect(last.products).toHaveLength(SEARCH_RESULTS_CAP - (first.pages - 1) * PRODUCTS_PAGE_SIZE);
+    const past = await search(guest, 'jiko', first.pages + 1);
+    expect(past).toMatchObject({ products: [], count: SEARCH_RESULTS_CAP, countCapped: true });
+  });
+
+  it('still finds the exact match first', async () => {
+    const first = await search(guest, 'jiko');
+    expect(first.products[0]?._id).toBe(exact._id);
+    expect(first.products.slice(1).every((p) => p.name.startsWith('Jikokoa Stove'))).toBe(true);
+  });
+
+  it('keeps an exact count, not capped, for a keyword with fewer matches', async () => {
+    const narrow = await search(guest, 'charcoal');
+    expect(narrow.countCapped).toBe(false);
+    expect(narrow.products.map((p) => p._id)).toContain(exact._id);
+    expect(narrow.count).toBe(narrow.products.length);
   });
 });
 

@@ -1,5 +1,7 @@
+import { sql } from 'drizzle-orm';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SEARCH_RESULTS_CAP } from '../../src/shared/constants.js';
 import { formatKsh } from '../../src/shared/money.js';
 import { orderTotals } from '../../src/shared/pricing.js';
 import type { Product, ProductPage } from '../../src/shared/schemas/products.js';
@@ -150,6 +152,27 @@ describe('reviews', () => {
     await page.getByRole('button', { name: 'Delete' }).click();
     await expect.poll(() => page.getByText('Holds its shape after a season of matches').count()).toBe(0);
     expect((await shop.client().get<Product>(`/api/products/${product._id}`)).body.numReviews).toBe(product.numReviews);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
+
+describe('search results', () => {
+  it('says "1,000+ products" when a keyword matches more than the search ranks, and the exact count otherwise', async () => {
+    await shop.database.db.execute(sql`
+      INSERT INTO products (user_id, name, image, category, description, price_cents, count_in_stock)
+      SELECT (SELECT id FROM users WHERE is_admin LIMIT 1), 'Kikapu Basket ' || n, '/images/sample.webp', 'Baskets', 'Woven sisal', 90000, 3
+      FROM generate_series(1, ${SEARCH_RESULTS_CAP + 50}) AS n`);
+    await shop.catalogChanges.committed({ products: [], listing: true });
+    const { page, problems, context } = await newVisitor(browser, shop);
+
+    await page.goto('/search/kikapu');
+    await expect.poll(() => page.getByRole('heading', { name: 'Latest Products' }).isVisible()).toBe(true);
+    await expect.poll(() => page.getByText('Results for “kikapu”: 1,000+ products').isVisible()).toBe(true);
+
+    await page.goto('/search/ketepa');
+    await expect.poll(() => page.getByText(/^Results for “ketepa”: (1 product|\d+ products)$/).isVisible()).toBe(true);
+    expect(await page.getByText(/\+ products/).count()).toBe(0);
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -35,6 +35,7 @@ export async function explainReadQueries(database: Database, probe: { productId:
     ['listing page 500', () => listProducts(recording, { page: 500, keyword: '' })],
     ['search "samsung"', () => listProducts(recording, { page: 1, keyword: 'samsung' })],
     ['search "samsng" (typo)', () => listProducts(recording, { page: 1, keyword: 'samsng' })],
+    ['search "phone" (broad: capped at 1,000)', () => listProducts(recording, { page: 1, keyword: 'phone' })],
     ['product detail', () => getProductDetail(recording, probe.productId)],
     ['top products', () => topProducts(recording)],
   ];

@@ -5,15 +5,16 @@ import { loadHere, type RequestSpec } from './load.js';
  * what it measured, with the CPU it used for it.
  */
 process.once('message', async (message) => {
-  const { baseUrl, specs, connections, seconds } = message as {
+  const { baseUrl, specs, connections, seconds, amount } = message as {
     baseUrl: string;
     specs: RequestSpec[];
     connections: number;
     seconds: number;
+    amount?: number;
   };
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
-  const run = await loadHere(baseUrl, specs, connections, seconds);
+  const run = await loadHere(baseUrl, specs, connections, seconds, amount);
   const cpu = process.cpuUsage(cpuBefore);
   const wallMicros = (performance.now() - started) * 1000;
   process.send?.({ ...run, generatorBusy: (cpu.user + cpu.system) / wallMicros }, () => process.exit(0));

@@ -6,7 +6,7 @@ import { type CapturedResponse, HOP_HEADERS } from './captures.js';
 
 /** One request of a case; a case rotates over several (product ids, shoppers, orders). */
 export interface RequestSpec {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   path: string;
   headers?: Record<string, string>;
   body?: string;
@@ -29,7 +29,17 @@ export interface LoadRun {
  * a process of its own, so it does not share a thread with the bench's other work (order streams,
  * bookkeeping); the CPU it used says whether the generator, not the server, was the limit.
  */
-export async function load(baseUrl: string, specs: RequestSpec[], connections: number, seconds: number): Promise<LoadRun> {
+/**
+ * With `amount`, the load stops after that many requests instead of after `seconds`: a case whose
+ * every request must be new (distinct typo searches) sends each of its requests exactly once.
+ */
+export async function load(
+  baseUrl: string,
+  specs: RequestSpec[],
+  connections: number,
+  seconds: number,
+  amount?: number,
+): Promise<LoadRun> {
   const child = fork(fileURLToPath(new URL('./load-worker.ts', import.meta.url)), [], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -39,7 +49,7 @@ export async function load(baseUrl: string, specs: RequestSpec[], connections: n
       child.once('message', (message) => resolve(message as LoadRun));
       child.once('error', reject);
       child.once('exit', (code) => reject(new Error(`the load generator exited with ${code}`)));
-      child.send({ baseUrl, specs, connections, seconds });
+      child.send({ baseUrl, specs, connections, seconds, amount });
     });
   } finally {
     child.kill();
@@ -47,7 +57,13 @@ export async function load(baseUrl: string, specs: RequestSpec[], connections: n
 }
 
 /** The same load, in this process: what the generator's process runs. */
-export async function loadHere(baseUrl: string, specs: RequestSpec[], connections: number, seconds: number): Promise<LoadRun> {
+export async function loadHere(
+  baseUrl: string,
+  specs: RequestSpec[],
+  connections: number,
+  seconds: number,
+  amount?: number,
+): Promise<LoadRun> {
   const first = specs[0];
   if (!first) throw new Error('a case needs at least one request');
   let next = 0;
@@ -65,7 +81,7 @@ export async function loadHere(baseUrl: string, specs: RequestSpec[], connection
     {
       url: baseUrl,
       connections,
-      duration: seconds,
+      ...(amount === undefined ? { duration: seconds } : { amount }),
       timeout: 30,
       requests: [
         {

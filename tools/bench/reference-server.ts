@@ -19,8 +19,12 @@ function serve(captures: Captures): http.Server {
   for (const [line, c] of Object.entries(captures)) {
     answers.set(line, { status: c.status, headers: c.headers, body: Buffer.from(c.bodyBase64, 'base64') });
   }
+  // A capture whose line ends in * answers every request line it begins (distinct typo searches,
+  // which Duka must see for the first time, so none of them can be captured beforehand).
+  const byPrefix = [...answers].filter(([line]) => line.endsWith('*')).map(([line, a]) => [line.slice(0, -1), a] as const);
   const server = http.createServer((request, response) => {
-    const answer = answers.get(`${request.method} ${request.url}`);
+    const line = `${request.method} ${request.url}`;
+    const answer = answers.get(line) ?? byPrefix.find(([prefix]) => line.startsWith(prefix))?.[1];
     // A request body (sign-in, order) is read in full, as Duka must, before answering.
     request.resume();
     request.on('end', () => {

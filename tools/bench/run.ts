@@ -16,6 +16,7 @@ import { explainReadQueries } from './explain.js';
 import {
   load,
   mergeRuns,
+  percentile,
   type RawResponse,
   type RequestSpec,
   type StreamResult,
@@ -34,8 +35,10 @@ import {
   type Machine,
   markdown,
   type OrdersCheck,
+  type UncachedResult,
 } from './report.js';
 import { seedCatalogue } from './seed.js';
+import { distinctTypos } from './typos.js';
 
 /**
  * `npm run bench`: seeds a large catalogue, starts the production build of Duka and, beside it, a
@@ -88,6 +91,11 @@ const DETAIL_PRODUCTS = 100;
 const XSRF = randomBytes(16).toString('base64url');
 /** What the revalidation case asks for again: a listing page no other case captures. */
 const REVALIDATED_PATH = '/api/products?pageNumber=2';
+/** Distinct misspellings searched once each, and some more for the warm-up and the capture. */
+const TYPO_SEARCHES = 3000;
+const TYPO_WARMUP = 100;
+/** Listing misses timed per page, each after an edit that moves the listing version. */
+const UNCACHED_SAMPLES = 40;
 
 const log = (message: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
 
@@ -377,6 +385,12 @@ interface Case {
   specs: RequestSpec[];
   /** Sent to Duka beside the load, at `perSec` a second (not to the reference server). */
   stream?: { label: string; perSec: number; specs: RequestSpec[] };
+  /**
+   * Every request is new to Duka (none repeats, in the warm-up or any round): each round sends its
+   * own share of `specs` once. The reference server answers them all with the answer to `capture`,
+   * a request of the same kind that the rounds never send.
+   */
+  fresh?: { warmup: RequestSpec[]; capture: RequestSpec; wildcard: string };
 }
 
 function jsonPost(pathname: string, body: unknown, cookies: string): RequestSpec {
@@ -419,6 +433,9 @@ function buildCases(prepared: Prepared, sessions: string[], revalidationTag: str
     ...(headers && { headers }),
   });
   const br = { 'accept-encoding': 'br' };
+  const typoSearches = distinctTypos(TYPO_SEARCHES + TYPO_WARMUP + 1).map((typo) =>
+    get(`/api/products?keyword=${encodeURIComponent(typo)}`),
+  );
   const lastPage = Math.max(1, Math.ceil(options.products / 12));
   const address = {
     county: 'Nairobi',
@@ -499,6 +516,17 @@ function buildCases(prepared: Prepared, sessions: string[], revalidationTag: str
     { key: 'search-exact', label: 'Search "samsung"', kind: 'search-exact', specs: [get('/api/products?keyword=samsung')] },
     { key: 'search-typo', label: 'Search "samsng" (typo)', kind: 'search-typo', specs: [get('/api/products?keyword=samsng')] },
     {
+      key: 'search-typos',
+      label: `${TYPO_SEARCHES.toLocaleString('en')} distinct typo searches (each a miss)`,
+      kind: 'search-typos',
+      specs: typoSearches.slice(0, TYPO_SEARCHES),
+      fresh: {
+        warmup: typoSearches.slice(TYPO_SEARCHES, TYPO_SEARCHES + TYPO_WARMUP),
+        capture: typoSearches.at(-1) ?? get('/api/products?keyword=samsng'),
+        wildcard: 'GET /api/products?keyword=*',
+      },
+    },
+    {
       key: 'detail',
       label: `Product detail (${prepared.detailIds.length} ids)`,
       kind: 'detail',
@@ -517,9 +545,56 @@ function buildCases(prepared: Prepared, sessions: string[], revalidationTag: str
   ];
 }
 
+/**
+ * Listing pages as a miss costs them: before each read an admin edit moves the listing version,
+ * so the page is computed again (the products it shows stay cached per product, as in a shop).
+ * Page 1 and the last page alternate, so a slow patch of the machine falls on both.
+ */
+async function uncachedListing(duka: Server, lastPage: number, productId: string): Promise<UncachedResult[]> {
+  const signIn = await send(
+    duka.url,
+    jsonPost('/api/users/auth', { email: 'admin@example.com', password: ADMIN_PASSWORD }, `XSRF-TOKEN=${XSRF}`),
+  );
+  const session = setCookies(signIn).get('duka_session');
+  if (signIn.status !== 200 || !session) throw new Error(`the admin sign-in answered ${signIn.status}`);
+  const cookies = `XSRF-TOKEN=${XSRF}; duka_session=${session}`;
+  const pages = [1, lastPage];
+  const times = new Map<number, number[]>(pages.map((page) => [page, []]));
+  for (let i = 0; i < UNCACHED_SAMPLES * pages.length; i++) {
+    const page = pages[i % pages.length] ?? 1;
+    const edit = await send(duka.url, {
+      ...jsonPost(`/api/products/${productId}`, { countInStock: 1000 + i }, cookies),
+      method: 'PUT',
+    });
+    if (edit.status !== 200) throw new Error(`the admin edit answered ${edit.status}: ${edit.body.toString().slice(0, 200)}`);
+    const started = performance.now();
+    const read = await send(duka.url, { method: 'GET', path: `/api/products?pageNumber=${page}` });
+    const ms = performance.now() - started;
+    if (read.status !== 200) throw new Error(`listing page ${page} answered ${read.status}`);
+    times.get(page)?.push(ms);
+  }
+  return pages.map((page) => {
+    const sorted = [...(times.get(page) ?? [])].sort((a, b) => a - b);
+    return {
+      page,
+      samples: sorted.length,
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+      loadAverage: os.loadavg()[0] ?? Number.NaN,
+    };
+  });
+}
+
 async function capture(baseUrl: string, cases: Case[]): Promise<Captures> {
   const captures: Captures = {};
   for (const c of cases) {
+    if (c.fresh) {
+      // Capturing the case's own requests would make them hits: one of its kind stands for all.
+      const response = await send(baseUrl, c.fresh.capture);
+      if (response.status !== 200) throw new Error(`${c.label}: ${c.fresh.capture.path} answered ${response.status}`);
+      captures[c.fresh.wildcard] = toCapture(response);
+      continue;
+    }
     // One order and one sign-in are enough to know the size of their answers.
     const specs = c.kind === 'orders' || c.kind === 'sign-in' ? c.specs.slice(0, 1) : c.specs;
     for (const spec of specs) {
@@ -547,18 +622,30 @@ async function drained(duka: Server): Promise<void> {
 async function runCase(c: Case, duka: Server, reference: Server): Promise<CaseResult> {
   const { connections, duration, rounds } = options;
   const streams: StreamResult[] = [];
+  // A fresh case sends each request once: the warm-up its own, each round its share.
+  const shares = c.fresh
+    ? Array.from({ length: rounds }, (_, round) =>
+        c.specs.slice(Math.floor((round * c.specs.length) / rounds), Math.floor(((round + 1) * c.specs.length) / rounds)),
+      )
+    : [];
+  let nextShare = 0;
   const loadDuka = async (seconds: number, measured = true) => {
     const beside = c.stream && stream(duka.url, c.stream.specs, c.stream.perSec);
-    const run = await load(duka.url, c.specs, connections, seconds);
+    const specs = !c.fresh ? c.specs : measured ? (shares[nextShare++] ?? []) : c.fresh.warmup;
+    const run = await load(duka.url, specs, connections, seconds, c.fresh ? specs.length : undefined);
     const got = await beside?.stop();
     if (got && measured) streams.push(got);
     await drained(duka);
     return run;
   };
   const roundSeconds = Math.max(1, Math.round(duration / rounds));
+  const loadLimit = (round: number) =>
+    c.fresh
+      ? load(reference.url, shares[round] ?? [], connections, roundSeconds, shares[round]?.length)
+      : load(reference.url, c.specs, connections, roundSeconds);
   // Warm both (JIT, caches, pools) before measuring.
   await loadDuka(1, false);
-  await load(reference.url, c.specs, connections, 1);
+  await load(reference.url, c.fresh?.warmup ?? c.specs, connections, 1, c.fresh?.warmup.length);
   const before = await scrapeQueries(duka.url);
   const dukaRuns = [];
   const limitRuns = [];
@@ -566,9 +653,9 @@ async function runCase(c: Case, duka: Server, reference: Server): Promise<CaseRe
     // Alternate which goes first, so a slow patch of the machine falls on both.
     if (round % 2 === 0) {
       dukaRuns.push(await loadDuka(roundSeconds));
-      limitRuns.push(await load(reference.url, c.specs, connections, roundSeconds));
+      limitRuns.push(await loadLimit(round));
     } else {
-      limitRuns.push(await load(reference.url, c.specs, connections, roundSeconds));
+      limitRuns.push(await loadLimit(round));
       dukaRuns.push(await loadDuka(roundSeconds));
     }
   }
@@ -670,9 +757,22 @@ async function benchDatabase(
       log(`${kind}: ${c.label}`);
       const result = await runCase(c, duka, reference);
       results.push(result);
+      const bound = Math.max(result.duka.generatorBusy, result.limit.generatorBusy) >= 0.9;
+      const beside = result.stream
+        ? ` | ${result.stream.label}: p50 ${result.stream.p50.toFixed(1)} p99 ${result.stream.p99.toFixed(1)} ms`
+        : '';
       log(
-        `  Duka ${result.duka.reqPerSec.toFixed(0)} req/s p50 ${result.duka.p50.toFixed(1)} p99 ${result.duka.p99.toFixed(1)} ms | limit ${result.limit.reqPerSec.toFixed(0)} req/s | ÷ ${result.ratio.toFixed(2)}`,
+        `  Duka ${result.duka.reqPerSec.toFixed(0)} req/s p50 ${result.duka.p50.toFixed(1)} p99 ${result.duka.p99.toFixed(1)} ms | limit ${result.limit.reqPerSec.toFixed(0)} req/s | ÷ ${result.ratio.toFixed(2)}${bound ? ' (generator-bound: the load generator, not the server, was the limit)' : ''}${beside} | load avg ${result.loadAverage.toFixed(2)}`,
       );
+    }
+
+    let uncached: UncachedResult[] = [];
+    if (!only || only.includes('listing-uncached')) {
+      log(`${kind}: listing page 1 and the last page, uncached (${UNCACHED_SAMPLES} misses each)`);
+      uncached = await uncachedListing(duka, Math.max(1, Math.ceil(options.products / 12)), prepared.detailIds.at(-1) ?? '');
+      for (const u of uncached) {
+        log(`  page ${u.page}: p50 ${u.p50.toFixed(1)} p99 ${u.p99.toFixed(1)} ms | load avg ${u.loadAverage.toFixed(2)}`);
+      }
     }
 
     const peak = duka.child.pid ? peakRssMiB(duka.child.pid) : null;
@@ -707,6 +807,7 @@ async function benchDatabase(
       products: options.products,
       seedSeconds: prepared.seedSeconds,
       cases: results,
+      uncached,
       orders,
       peakRssMiB: peak,
       explain: prepared.explain,

@@ -1,5 +1,5 @@
 import { asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import { PRODUCTS_PAGE_SIZE, TOP_PRODUCTS_COUNT } from '../../shared/constants.js';
+import { PRODUCTS_PAGE_SIZE, SEARCH_RESULTS_CAP, TOP_PRODUCTS_COUNT } from '../../shared/constants.js';
 import { fromCents, toCents } from '../../shared/money.js';
 import type {
   Product,
@@ -69,39 +69,68 @@ function escapeLike(text: string): string {
 }
 
 interface KeywordSearch {
-  where: SQL;
+  /** The ids of at most 3 × (SEARCH_RESULTS_CAP + 1) matches, each kind of match read through its own index. */
+  candidates: SQL;
   score: SQL;
 }
+
+/** Each kind of match gives one more candidate than the cap: more than the cap in all means capped. */
+const CANDIDATES_PER_KIND = SEARCH_RESULTS_CAP + 1;
 
 /**
  * A keyword matches a product when its words occur in the name, category or description
  * (full text), when it occurs as a substring of them, or when it is close to a word of the name
  * or category (trigram word similarity: "samsng" finds Samsung). Better matches rank first:
  * exact words weighted by where they occur, then closeness of spelling, then substring hits.
+ *
+ * Only candidates are ranked, so a broad keyword ("a", "phone") costs what a narrow one does:
+ * up to the cap + 1 matches of each kind (exact words, substrings, close spellings), each read
+ * through its own GIN index and taken as the index gives them. A product holding the word itself
+ * comes in through the exact-word kind and ranks first (unless more than the cap + 1 hold it). When no kind reaches its limit, the
+ * candidates are exactly the matches and the count is exact. (Taking the nearest spellings first
+ * would need a GiST trigram index; at 100,000 products its nearest-first walk measured several
+ * times slower than reading the GIN matches, so it is not used.)
  */
 function keywordSearch(keyword: string): KeywordSearch {
   const kw = keyword.toLowerCase();
   const pattern = `%${escapeLike(kw)}%`;
   const query = sql`plainto_tsquery('simple', ${kw})`;
   return {
-    where: sql`(${products.searchVector} @@ ${query} OR ${products.searchText} LIKE ${pattern} OR ${products.searchName} %> ${kw})`,
+    candidates: sql`(
+      (SELECT id FROM ${products} WHERE ${products.searchVector} @@ ${query} LIMIT ${CANDIDATES_PER_KIND})
+      UNION
+      (SELECT id FROM ${products} WHERE ${products.searchText} LIKE ${pattern} LIMIT ${CANDIDATES_PER_KIND})
+      UNION
+      (SELECT id FROM ${products} WHERE ${products.searchName} %> ${kw} LIMIT ${CANDIDATES_PER_KIND})
+    )`,
     score: sql`(ts_rank(${products.searchVector}, ${query}) + word_similarity(${kw}, ${products.searchName}) + CASE WHEN ${products.searchName} LIKE ${pattern} THEN 1 ELSE 0 END)`,
   };
+}
+
+/** What a page of a list shows, and how many the whole list has. */
+interface ListedPage {
+  rows: ListedRow[];
+  count: number;
+  countCapped: boolean;
 }
 
 /**
  * One page of products. Work per page stays small at any catalogue size: the newest-first page
  * walks an index, and its total comes from a counter kept by triggers (catalog_stats) rather than
- * counting the table; a search ranks its matches once and counts them in the same pass.
+ * counting the table; a search ranks at most its best candidates (see keywordSearch) and counts
+ * them in the same pass.
  */
 export async function listProducts(db: Db, options: { page: number; keyword: string }): Promise<ProductPage> {
   const offset = (options.page - 1) * PRODUCTS_PAGE_SIZE;
-  const { rows, count } = options.keyword ? await searchPage(db, options.keyword, offset) : await latestPage(db, offset);
+  const { rows, count, countCapped } = options.keyword
+    ? await searchPage(db, options.keyword, offset)
+    : await latestPage(db, offset);
   return {
     products: rows.map(toProductJson),
     page: options.page,
     pages: Math.max(1, Math.ceil(count / PRODUCTS_PAGE_SIZE)),
     count,
+    countCapped,
     pageSize: PRODUCTS_PAGE_SIZE,
   };
 }
@@ -111,10 +140,10 @@ export async function listProducts(db: Db, options: { page: number; keyword: str
  * same index walked backwards: the last page (8,334 at 100,000 products) then walks 12 entries,
  * not 100,000. The count comes first (one row kept by triggers) to know which end is nearer.
  */
-async function latestPage(db: Db, offset: number): Promise<{ rows: ListedRow[]; count: number }> {
+async function latestPage(db: Db, offset: number): Promise<ListedPage> {
   const [stats] = await db.select({ count: catalogStats.productCount }).from(catalogStats);
   const count = stats?.count ?? 0;
-  if (offset >= count) return { rows: [], count };
+  if (offset >= count) return { rows: [], count, countCapped: false };
   const end = Math.min(offset + PRODUCTS_PAGE_SIZE, count);
   if (offset <= count - end) {
     const rows = await db
@@ -123,7 +152,7 @@ async function latestPage(db: Db, offset: number): Promise<{ rows: ListedRow[]; 
       .orderBy(sql`${products.createdAt} DESC NULLS LAST`, sql`${products.id} DESC NULLS LAST`)
       .limit(PRODUCTS_PAGE_SIZE)
       .offset(offset);
-    return { rows, count };
+    return { rows, count, countCapped: false };
   }
   const oldestFirst = await db
     .select(listedColumns)
@@ -131,24 +160,33 @@ async function latestPage(db: Db, offset: number): Promise<{ rows: ListedRow[]; 
     .orderBy(sql`${products.createdAt} ASC NULLS FIRST`, sql`${products.id} ASC NULLS FIRST`)
     .limit(end - offset)
     .offset(count - end);
-  return { rows: oldestFirst.reverse(), count };
+  return { rows: oldestFirst.reverse(), count, countCapped: false };
 }
 
-async function searchPage(db: Db, keyword: string, offset: number): Promise<{ rows: ListedRow[]; count: number }> {
+/** The ranked list is the best SEARCH_RESULTS_CAP candidates; its pages stop there. */
+async function searchPage(db: Db, keyword: string, offset: number): Promise<ListedPage> {
   const search = keywordSearch(keyword);
-  const rows = await db
-    .select({ ...listedColumns, total: sql<number>`count(*) OVER ()`.mapWith(Number) })
-    .from(products)
-    .where(search.where)
-    .orderBy(desc(search.score), desc(products.createdAt), desc(products.id))
-    .limit(PRODUCTS_PAGE_SIZE)
-    .offset(offset);
-  const first = rows[0];
-  if (first) return { rows, count: first.total };
-  if (offset === 0) return { rows, count: 0 };
-  // A page past the last match: the window saw no rows, so count the matches on their own.
-  const [counted] = await db.select({ count: sql<number>`count(*)::int` }).from(products).where(search.where);
-  return { rows, count: counted?.count ?? 0 };
+  const counted = (candidates: number): ListedPage & { rows: [] } => ({
+    rows: [],
+    count: Math.min(candidates, SEARCH_RESULTS_CAP),
+    countCapped: candidates > SEARCH_RESULTS_CAP,
+  });
+  const onPage = Math.min(PRODUCTS_PAGE_SIZE, SEARCH_RESULTS_CAP - offset);
+  if (onPage > 0) {
+    const rows = await db
+      .select({ ...listedColumns, candidates: sql<number>`count(*) OVER ()`.mapWith(Number) })
+      .from(products)
+      .where(sql`${products.id} IN ${search.candidates}`)
+      .orderBy(desc(search.score), desc(products.createdAt), desc(products.id))
+      .limit(onPage)
+      .offset(offset);
+    const first = rows[0];
+    if (first) return { ...counted(first.candidates), rows };
+    if (offset === 0) return counted(0);
+  }
+  // A page past the last ranked one: the window saw no rows, so count the candidates on their own.
+  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(sql`${search.candidates} AS candidates`);
+  return counted(row?.n ?? 0);
 }
 
 /** The products with these ids as lists show them, by one primary-key read; ids not found are left out. */

@@ -47,8 +47,10 @@ export const productPage = z.object({
   products: z.array(product),
   page: z.number(),
   pages: z.number(),
-  /** How many products match, across all pages. */
+  /** How many products match, across all pages; SEARCH_RESULTS_CAP at most (see countCapped). */
   count: z.number(),
+  /** True when a search found more matches than it ranks: count is then the cap, and more match. */
+  countCapped: z.boolean(),
   pageSize: z.literal(PRODUCTS_PAGE_SIZE),
 });
 export type ProductPage = z.infer<typeof productPage>;

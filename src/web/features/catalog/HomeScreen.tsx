@@ -20,7 +20,11 @@ export function pageFromParam(value: string | undefined): number {
   return Number.isInteger(page) && page >= 1 ? page : 1;
 }
 
-const productsLabel = (count: number) => (count === 1 ? '1 product' : `${count} products`);
+/** "1 product", "24 products"; past the search's cap "1,000+ products", since more match than were counted. */
+export function productsLabel(count: number, capped = false): string {
+  if (capped) return `${count.toLocaleString('en')}+ products`;
+  return count === 1 ? '1 product' : `${count.toLocaleString('en')} products`;
+}
 
 /** The product listing at /, /page/:n, /search/:keyword and /search/:keyword/page/:n (spec §2). */
 export default function HomeScreen() {
@@ -47,7 +51,7 @@ export default function HomeScreen() {
       <h1 className="h3 mb-1">Latest Products</h1>
       {keyword && data && (
         <p className="text-body-secondary mb-1" aria-live="polite">
-          Results for “{keyword}”: {productsLabel(data.count)}
+          Results for “{keyword}”: {productsLabel(data.count, data.countCapped)}
         </p>
       )}
 
