@@ -231,7 +231,7 @@ export function toReviewJson(row: typeof reviews.$inferSelect): Review {
   };
 }
 
-/** The placeholder product an admin creates and then edits (spec §7: create takes no payload). */
+/** The placeholder product an admin creates and then edits (docs/product-rules.md: create takes no payload). */
 export async function createSampleProduct(db: Db, changes: CatalogChanges, adminId: string): Promise<Product> {
   const [row] = await db
     .insert(products)

@@ -3,7 +3,7 @@ import { useNavigate, useParams } from 'react-router';
 import { SearchIcon } from '../../components/icons';
 import { paths } from '../paths';
 
-/** The navigation bar's search: a blank or whitespace keyword goes home (spec §2). */
+/** The navigation bar's search: a blank or whitespace keyword goes home (docs/product-rules.md). */
 export default function SearchBox() {
   const navigate = useNavigate();
   const { keyword: current } = useParams();

@@ -14,7 +14,7 @@ import ProductCarousel from './ProductCarousel';
 /** How many cards load their photo at once: the first row on a desktop. */
 const EAGER_CARDS = 4;
 
-/** The page number of the route, 1 when absent or not a whole number from 1 (spec §9). */
+/** The page number of the route, 1 when absent or not a whole number from 1 (docs/product-rules.md). */
 export function pageFromParam(value: string | undefined): number {
   const page = Number(value);
   return Number.isInteger(page) && page >= 1 ? page : 1;
@@ -26,7 +26,7 @@ export function productsLabel(count: number, capped = false): string {
   return count === 1 ? '1 product' : `${count.toLocaleString('en')} products`;
 }
 
-/** The product listing at /, /page/:n, /search/:keyword and /search/:keyword/page/:n (spec §2). */
+/** The product listing at /, /page/:n, /search/:keyword and /search/:keyword/page/:n (docs/product-rules.md). */
 export default function HomeScreen() {
   const params = useParams();
   const pageNumber = pageFromParam(params.pageNumber);

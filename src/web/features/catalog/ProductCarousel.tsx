@@ -11,7 +11,7 @@ import './catalog.css';
 
 /**
  * The top-rated products, one slide each, linking to the product. A failure shows nothing
- * (spec §8: the top products fail silently); the listing below still works.
+ * (docs/product-rules.md: the top products fail silently); the listing below still works.
  */
 export default function ProductCarousel() {
   const { data: products, isLoading } = useGetTopProductsQuery();

@@ -29,7 +29,7 @@ import './catalog.css';
 
 import '../../styles/list-group.scss';
 
-/** The quantities a shopper may pick: 1 to the stock count (spec §2), never more than one order line allows. */
+/** The quantities a shopper may pick: 1 to the stock count (docs/product-rules.md), never more than one order line allows. */
 export function qtyChoices(countInStock: number): number[] {
   const most = Math.min(Math.max(0, Math.floor(countInStock)), MAX_LINE_QTY);
   return Array.from({ length: most }, (_, i) => i + 1);
@@ -41,7 +41,7 @@ function isMissing(error: unknown): boolean {
   return status === 404 || status === 400;
 }
 
-/** One product: photo, details, the buy box, and its reviews (spec §2, Product detail). */
+/** One product: photo, details, the buy box, and its reviews (docs/product-rules.md). */
 export default function ProductScreen() {
   const { id } = useParams();
   const { currentData: product, isFetching, error } = useGetProductDetailsQuery(id ?? skipToken);

@@ -9,7 +9,7 @@ import Message from '../../components/Message';
 import { toastError, toastErrors, toastSuccess } from '../../lib/toast';
 import { useCreateReviewMutation } from './api';
 
-/** The rating choices of spec §2, best last. */
+/** The rating choices of docs/product-rules.md. */
 export const RATING_CHOICES = [
   { value: 1, label: '1 - Poor' },
   { value: 2, label: '2 - Fair' },

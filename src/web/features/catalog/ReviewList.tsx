@@ -11,7 +11,7 @@ import { toastErrors, toastSuccess } from '../../lib/toast';
 import { useDeleteReviewMutation } from './api';
 import '../../styles/list-group.scss';
 
-/** A review's author and any admin may delete it (spec §2, §6); the server checks again. */
+/** A review's author and any admin may delete it (docs/product-rules.md); the server checks again. */
 export function canDeleteReview(review: Review, user: PublicUser | null): boolean {
   if (!user) return false;
   return user.isAdmin || review.user === user._id;

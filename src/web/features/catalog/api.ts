@@ -2,7 +2,7 @@ import type { MessageBody } from '../../../shared/schemas/common';
 import type { Product, ProductDetail, ProductPage, ReviewBody } from '../../../shared/schemas/products';
 import { api } from '../../app/api';
 
-/** Catalogue and review calls (spec §7, Products). */
+/** Catalogue and review calls (docs/product-rules.md). */
 export const catalogApi = api.injectEndpoints({
   endpoints: (build) => ({
     getProducts: build.query<ProductPage, { pageNumber: number; keyword: string }>({
