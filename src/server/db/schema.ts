@@ -44,7 +44,13 @@ export const users = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex('users_email_key').on(t.email), index('users_admins_idx').on(t.isAdmin).where(sql`${t.isAdmin}`)],
+  (t) => [
+    uniqueIndex('users_email_key').on(t.email),
+    index('users_admins_idx').on(t.isAdmin).where(sql`${t.isAdmin}`),
+    // The admin user list's search: a substring of the name (any case) or of the email.
+    index('users_name_trgm_idx').using('gin', sql`lower(${t.name}) gin_trgm_ops`),
+    index('users_email_trgm_idx').using('gin', sql`${t.email} gin_trgm_ops`),
+  ],
 );
 
 /** Server-side sessions: the cookie carries a random token, the table only its SHA-256. */
@@ -163,6 +169,12 @@ export const orders = pgTable(
     check('orders_totals_add_up', sql`${t.totalCents} = ${t.itemsCents} + ${t.shippingCents} + ${t.taxCents}`),
     index('orders_user_idx').on(t.userId, t.createdAt.desc()),
     index('orders_latest_idx').on(t.createdAt.desc()),
+    // The admin order list's filters, newest first: paid or not, and "to deliver" (paid, undelivered).
+    index('orders_paid_latest_idx').on(t.isPaid, t.createdAt.desc()),
+    index('orders_delivery_latest_idx').on(t.isDelivered, t.isPaid, t.createdAt.desc()),
+    // Its search: an order id from its first characters, and a substring of the phone number.
+    index('orders_id_prefix_idx').using('btree', sql`(${t.id}::text) text_pattern_ops`),
+    index('orders_phone_trgm_idx').using('gin', sql`${t.phoneNumber} gin_trgm_ops`),
   ],
 );
 
