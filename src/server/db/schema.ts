@@ -95,6 +95,11 @@ export const products = pgTable(
     countInStock: integer('count_in_stock').notNull().default(0),
     rating: numeric('rating', { precision: 3, scale: 2, mode: 'number' }).notNull().default(0),
     numReviews: integer('num_reviews').notNull().default(0),
+    /**
+     * A product the admin created and has not yet given a real name, price and image: listed and
+     * edited in the admin only, never shown, searched, counted or sold in the storefront.
+     */
+    isDraft: boolean('is_draft').notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     /** Name and category, lower-case: the target of typo-tolerant (trigram) matching. */
@@ -351,8 +356,8 @@ export const rateLimits = pgTable(
 );
 
 /**
- * How many products the shop has, kept exact by statement-level triggers on products (migration
- * 0005), so the newest-first listing knows its page count without counting the table.
+ * How many published (not draft) products the shop has, kept exact by statement-level triggers on
+ * products (migrations 0005 and 0009), so the newest-first listing knows its page count without counting the table.
  */
 export const catalogStats = pgTable(
   'catalog_stats',

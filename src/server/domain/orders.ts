@@ -173,13 +173,14 @@ export async function placeOrder(
       const [taken] = await tx
         .update(products)
         .set({ countInStock: sql`${products.countInStock} - ${qty}` })
-        .where(and(eq(products.id, productId), gte(products.countInStock, qty)))
+        // A draft is never sold: it answers as if it did not exist.
+        .where(and(eq(products.id, productId), eq(products.isDraft, false), gte(products.countInStock, qty)))
         .returning({ name: products.name, image: products.image, priceCents: products.priceCents });
       if (!taken) {
         const [product] = await tx
           .select({ name: products.name, countInStock: products.countInStock })
           .from(products)
-          .where(eq(products.id, productId));
+          .where(and(eq(products.id, productId), eq(products.isDraft, false)));
         if (!product) throw badRequest('A product in your cart is no longer available', 'orderItems');
         throw badRequest(
           product.countInStock === 0
