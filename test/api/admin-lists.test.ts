@@ -180,21 +180,23 @@ describe('GET /api/users paged', () => {
 
   it('pages, searches by name or email, and filters admins', async () => {
     const plain = (await admin.get<PublicUser[]>('/api/users')).body;
+    // The plain list is oldest first (the specification's client expects it); pages are newest first.
+    const newest = [...plain].reverse();
     const first = await admin.get<UserPage>('/api/users?pageNumber=1');
     expect(first.status).toBe(200);
     expect(first.body.pages).toBe(Math.ceil(plain.length / ADMIN_LIST_PAGE_SIZE));
-    expect(first.body.users).toEqual(plain.slice(0, ADMIN_LIST_PAGE_SIZE));
+    expect(first.body.users).toEqual(newest.slice(0, ADMIN_LIST_PAGE_SIZE));
     const second = (await admin.get<UserPage>('/api/users?pageNumber=2')).body;
-    expect(second.users).toEqual(plain.slice(ADMIN_LIST_PAGE_SIZE, 2 * ADMIN_LIST_PAGE_SIZE));
+    expect(second.users).toEqual(newest.slice(ADMIN_LIST_PAGE_SIZE, 2 * ADMIN_LIST_PAGE_SIZE));
 
     const byName = (await admin.get<UserPage>('/api/users?keyword=shopper%2004')).body;
-    expect(byName.users.map((u) => u.name)).toEqual(Array.from({ length: 10 }, (_, i) => `Bulk Shopper 04${i}`));
+    expect(byName.users.map((u) => u.name)).toEqual(Array.from({ length: 10 }, (_, i) => `Bulk Shopper 04${9 - i}`));
     const byEmail = (await admin.get<UserPage>('/api/users?keyword=BULK099%40')).body;
     expect(byEmail).toEqual({ users: [expect.objectContaining({ email: 'bulk099@example.com' })], page: 1, pages: 1 });
     const admins = (await admin.get<UserPage>('/api/users?isAdmin=true')).body;
     expect(admins.users.length).toBeGreaterThan(0);
     expect(admins.users.every((u) => u.isAdmin)).toBe(true);
-    expect(admins.users).toEqual(plain.filter((u) => u.isAdmin).slice(0, ADMIN_LIST_PAGE_SIZE));
+    expect(admins.users).toEqual(newest.filter((u) => u.isAdmin).slice(0, ADMIN_LIST_PAGE_SIZE));
   });
 
   it.each([

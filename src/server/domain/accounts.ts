@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import { ADMIN_LIST_PAGE_SIZE } from '../../shared/constants.js';
 import type {
   AdminUserUpdateBody,
@@ -71,7 +71,8 @@ export async function listUsers(db: Db): Promise<PublicUser[]> {
 }
 
 /**
- * One page of the admin user list, oldest first like the plain list: a search matches part of
+ * One page of the admin user list, newest first (a new sign-up is what an admin looks for; the
+ * plain list keeps its oldest-first order): a search matches part of
  * the name (any case) or of the email, each by its trigram index (migration 0008).
  */
 export async function listUsersPage(db: Db, query: UserListQuery): Promise<UserPage> {
@@ -88,7 +89,7 @@ export async function listUsersPage(db: Db, query: UserListQuery): Promise<UserP
     .select()
     .from(users)
     .where(where)
-    .orderBy(asc(users.createdAt), asc(users.id))
+    .orderBy(desc(users.createdAt), desc(users.id))
     .limit(ADMIN_LIST_PAGE_SIZE)
     .offset((page - 1) * ADMIN_LIST_PAGE_SIZE);
   return { users: rows.map(toPublicUser), page, pages: Math.max(1, Math.ceil(count / ADMIN_LIST_PAGE_SIZE)) };
