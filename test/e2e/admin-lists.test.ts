@@ -125,6 +125,10 @@ describe('the admin lists on a phone', () => {
     expect(await first.getByRole('button', { name: 'Delete Sample name' }).isVisible()).toBe(true);
     await expectNoSidewaysScroll(page);
     await screenshot(page, 'admin-list-products');
+    // Its edit screen says why shoppers do not see it yet.
+    await first.getByRole('link', { name: 'Edit Sample name' }).click();
+    await page.waitForURL(`**/admin/product/${draft._id}/edit`);
+    await expect.poll(() => page.getByText(/^Draft: shoppers cannot see this product/).isVisible()).toBe(true);
     // The storefront does not show it.
     await page.goto('/');
     await expect.poll(() => page.getByRole('heading', { name: 'Latest Products' }).isVisible()).toBe(true);
