@@ -29,3 +29,6 @@ export const PASSWORD_MAX_LENGTH = 128;
 export const MAX_UPLOAD_BYTES = 5 * 1024 * 1024;
 export const MAX_ORDER_LINES = 100;
 export const MAX_LINE_QTY = 1000;
+
+/** Rows per page of the admin's order and user lists when they are paged. */
+export const ADMIN_LIST_PAGE_SIZE = 20;

@@ -201,6 +201,7 @@ const MATRIX: Record<string, Row> = {
     call: async () => ({ path: '/api/admin/payments/00000000-0000-4000-8000-000000000000/resolve', json: { note: 'Matrix' } }),
   },
   'GET /api/admin/mail': { expect: adminOnly(200), call: async () => ({ path: '/api/admin/mail' }) },
+  'GET /api/admin/products': { expect: adminOnly(200), call: async () => ({ path: '/api/admin/products' }) },
   'POST /api/uploads': {
     expect: adminOnly(201),
     call: async () => {

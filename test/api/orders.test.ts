@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderTotals } from '../../src/shared/pricing.js';
-import type { Order } from '../../src/shared/schemas/orders.js';
+import type { Order, OrderPage } from '../../src/shared/schemas/orders.js';
 import type { ApiClient } from '../support/client.js';
 import { createProduct, expectClientError, getProduct, NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
 import { startTestShop, type TestShop } from '../support/shop.js';
@@ -287,11 +287,11 @@ describe('reading orders', () => {
     const all = (await admin.get<Order[]>('/api/orders')).body;
     expect(all.map((o) => o._id)).toContain(order._id);
     expect(all.find((o) => o._id === order._id)!.user).toMatchObject({ name: shopper.user!.name });
-    const unpaid = (await admin.get<Order[]>('/api/orders?isPaid=false')).body;
+    const unpaid = (await admin.get<OrderPage>('/api/orders?isPaid=false')).body.orders;
     expect(unpaid.every((o) => !o.isPaid)).toBe(true);
     expect(unpaid.map((o) => o._id)).toContain(order._id);
     await admin.put(`/api/orders/${order._id}`);
-    const paid = (await admin.get<Order[]>('/api/orders?isPaid=true&isDelivered=false')).body;
+    const paid = (await admin.get<OrderPage>('/api/orders?isPaid=true&isDelivered=false')).body.orders;
     expect(paid.map((o) => o._id)).toContain(order._id);
     expect(paid.every((o) => o.isPaid && !o.isDelivered)).toBe(true);
     expectClientError(await admin.get('/api/orders?isPaid=maybe'), 400);

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Order } from '../../src/shared/schemas/orders.js';
+import type { Order, OrderPage } from '../../src/shared/schemas/orders.js';
 import type { PaymentStatus, StkPushResponse } from '../../src/shared/schemas/payments.js';
 import type { ApiClient, ErrorResponse } from '../support/client.js';
 import { createProduct, expectClientError, NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
@@ -93,7 +93,7 @@ describe('paying an order with M-Pesa', () => {
     expect(paidOrder).toMatchObject({ isPaid: true, mpesaReceipt: done.receipt });
     expect(paidOrder.paidAt).not.toBeNull();
     // The admin's list shows it paid too.
-    const listed = (await admin.get<Order[]>('/api/orders?isPaid=true')).body.find((o) => o._id === order._id);
+    const listed = (await admin.get<OrderPage>('/api/orders?isPaid=true')).body.orders.find((o) => o._id === order._id);
     expect(listed?.paidAt).toBe(paidOrder.paidAt);
   });
 

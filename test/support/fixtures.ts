@@ -11,13 +11,15 @@ export const NAIROBI_ADDRESS: ShippingAddress = {
   ward: 'Parklands/Highridge',
 };
 
-/** Creates a product through the admin API, as the admin screens do: create a sample, then edit it. */
+/** Creates a published product through the admin API, as the admin screens do: create a sample (a draft), then edit it. */
 export async function createProduct(admin: ApiClient, fields: Partial<Omit<Product, '_id'>> = {}): Promise<Product> {
   const created = await admin.post<Product>('/api/products');
   expect(created.status).toBe(201);
   const updated = await admin.put<Product>(`/api/products/${created.body._id}`, {
     name: 'Test Product',
     price: 100,
+    // A real name, price and image publish the created draft (a sample value keeps it a draft).
+    image: '/images/hiking-backpack-40l.webp',
     countInStock: 10,
     category: 'Testing',
     description: 'A product made by a test',

@@ -44,7 +44,13 @@ export const users = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex('users_email_key').on(t.email), index('users_admins_idx').on(t.isAdmin).where(sql`${t.isAdmin}`)],
+  (t) => [
+    uniqueIndex('users_email_key').on(t.email),
+    index('users_admins_idx').on(t.isAdmin).where(sql`${t.isAdmin}`),
+    // The admin user list's search: a substring of the name (any case) or of the email.
+    index('users_name_trgm_idx').using('gin', sql`lower(${t.name}) gin_trgm_ops`),
+    index('users_email_trgm_idx').using('gin', sql`${t.email} gin_trgm_ops`),
+  ],
 );
 
 /** Server-side sessions: the cookie carries a random token, the table only its SHA-256. */
@@ -93,6 +99,11 @@ export const products = pgTable(
     countInStock: integer('count_in_stock').notNull().default(0),
     rating: numeric('rating', { precision: 3, scale: 2, mode: 'number' }).notNull().default(0),
     numReviews: integer('num_reviews').notNull().default(0),
+    /**
+     * A product the admin created and has not yet given a real name, price and image: listed and
+     * edited in the admin only, never shown, searched, counted or sold in the storefront.
+     */
+    isDraft: boolean('is_draft').notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     /** Name and category, lower-case: the target of typo-tolerant (trigram) matching. */
@@ -173,6 +184,12 @@ export const orders = pgTable(
     index('orders_user_idx').on(t.userId, t.createdAt.desc()),
     index('orders_latest_idx').on(t.createdAt.desc()),
     uniqueIndex('orders_number_idx').on(t.number),
+    // The admin order list's filters, newest first: paid or not, and "to deliver" (paid, undelivered).
+    index('orders_paid_latest_idx').on(t.isPaid, t.createdAt.desc()),
+    index('orders_delivery_latest_idx').on(t.isDelivered, t.isPaid, t.createdAt.desc()),
+    // Its search: an order id from its first characters, and a substring of the phone number.
+    index('orders_id_prefix_idx').using('btree', sql`(${t.id}::text) text_pattern_ops`),
+    index('orders_phone_trgm_idx').using('gin', sql`${t.phoneNumber} gin_trgm_ops`),
   ],
 );
 
@@ -349,8 +366,8 @@ export const rateLimits = pgTable(
 );
 
 /**
- * How many products the shop has, kept exact by statement-level triggers on products (migration
- * 0005), so the newest-first listing knows its page count without counting the table.
+ * How many published (not draft) products the shop has, kept exact by statement-level triggers on
+ * products (migrations 0005 and 0009), so the newest-first listing knows its page count without counting the table.
  */
 export const catalogStats = pgTable(
   'catalog_stats',

@@ -1,5 +1,13 @@
-import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
-import type { AdminUserUpdateBody, ProfileUpdateBody, PublicUser, RegisterBody } from '../../shared/schemas/users.js';
+import { and, asc, desc, eq, gt, isNull, or, sql } from 'drizzle-orm';
+import { ADMIN_LIST_PAGE_SIZE } from '../../shared/constants.js';
+import type {
+  AdminUserUpdateBody,
+  ProfileUpdateBody,
+  PublicUser,
+  RegisterBody,
+  UserListQuery,
+  UserPage,
+} from '../../shared/schemas/users.js';
 import type { Db, Queryable, Tx } from '../db/client.js';
 import { passwordResetTokens, reviews, users } from '../db/schema.js';
 import { badRequest, forbidden, isUniqueViolation, notFound, unauthorized } from '../errors.js';
@@ -60,6 +68,31 @@ export async function getUserFor(db: Db, viewer: SessionUser, id: string): Promi
 export async function listUsers(db: Db): Promise<PublicUser[]> {
   const rows = await db.select().from(users).orderBy(asc(users.createdAt), asc(users.id));
   return rows.map(toPublicUser);
+}
+
+/**
+ * One page of the admin user list, newest first (a new sign-up is what an admin looks for; the
+ * plain list keeps its oldest-first order): a search matches part of
+ * the name (any case) or of the email, each by its trigram index (migration 0008).
+ */
+export async function listUsersPage(db: Db, query: UserListQuery): Promise<UserPage> {
+  const keyword = query.keyword?.toLowerCase();
+  const contains = keyword ? `%${keyword.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
+  const where = and(
+    query.isAdmin === undefined ? undefined : eq(users.isAdmin, query.isAdmin),
+    contains ? or(sql`lower(${users.name}) LIKE ${contains}`, sql`${users.email} LIKE ${contains}`) : undefined,
+  );
+  const page = query.pageNumber ?? 1;
+  const [counted] = await db.select({ count: sql<number>`count(*)::int` }).from(users).where(where);
+  const count = counted?.count ?? 0;
+  const rows = await db
+    .select()
+    .from(users)
+    .where(where)
+    .orderBy(desc(users.createdAt), desc(users.id))
+    .limit(ADMIN_LIST_PAGE_SIZE)
+    .offset((page - 1) * ADMIN_LIST_PAGE_SIZE);
+  return { users: rows.map(toPublicUser), page, pages: Math.max(1, Math.ceil(count / ADMIN_LIST_PAGE_SIZE)) };
 }
 
 async function saveUserChanges(

@@ -1,7 +1,8 @@
-import { asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { PRODUCTS_PAGE_SIZE, SEARCH_RESULTS_CAP, TOP_PRODUCTS_COUNT } from '../../shared/constants.js';
 import { fromCents, toCents } from '../../shared/money.js';
 import type {
+  AdminProduct,
   Product,
   ProductDetail,
   ProductPage,
@@ -13,6 +14,9 @@ import type { Db } from '../db/client.js';
 import { catalogStats, products, reviews } from '../db/schema.js';
 import { notFound } from '../errors.js';
 import type { CatalogChanges } from './catalog-changes.js';
+
+/** The storefront never shows, searches, counts or sells a draft: every public read has this. */
+const published = eq(products.isDraft, false);
 
 /** The columns a product answer needs (the generated search columns stay in the database). */
 const productColumns = {
@@ -43,10 +47,10 @@ const reviewSummaries = sql<ReviewSummary[]>`(
   FROM ${reviews} r WHERE r.product_id = ${products}.id)`;
 
 /** The columns of a product answer, its reviews listed. */
-const listedColumns = { ...productColumns, reviews: reviewSummaries };
+export const listedColumns = { ...productColumns, reviews: reviewSummaries };
 type ListedRow = ProductRow & { reviews: ReviewSummary[] };
 
-function toProductJson(row: ListedRow): Product {
+export function toProductJson(row: ListedRow): Product {
   return {
     _id: row.id,
     name: row.name,
@@ -64,12 +68,12 @@ function toProductJson(row: ListedRow): Product {
 }
 
 /** Escapes LIKE's wildcards so a shopper's "50%" matches the text "50%" and nothing else. */
-function escapeLike(text: string): string {
+export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 interface KeywordSearch {
-  /** The ids of at most 3 × (SEARCH_RESULTS_CAP + 1) matches, each kind of match read through its own index. */
+  /** The ids of at most 3 × (SEARCH_RESULTS_CAP + 1) published matches, each kind read through its own index. */
   candidates: SQL;
   score: SQL;
 }
@@ -97,11 +101,11 @@ function keywordSearch(keyword: string): KeywordSearch {
   const query = sql`plainto_tsquery('simple', ${kw})`;
   return {
     candidates: sql`(
-      (SELECT id FROM ${products} WHERE ${products.searchVector} @@ ${query} LIMIT ${CANDIDATES_PER_KIND})
+      (SELECT id FROM ${products} WHERE ${products.searchVector} @@ ${query} AND ${published} LIMIT ${CANDIDATES_PER_KIND})
       UNION
-      (SELECT id FROM ${products} WHERE ${products.searchText} LIKE ${pattern} LIMIT ${CANDIDATES_PER_KIND})
+      (SELECT id FROM ${products} WHERE ${products.searchText} LIKE ${pattern} AND ${published} LIMIT ${CANDIDATES_PER_KIND})
       UNION
-      (SELECT id FROM ${products} WHERE ${products.searchName} %> ${kw} LIMIT ${CANDIDATES_PER_KIND})
+      (SELECT id FROM ${products} WHERE ${products.searchName} %> ${kw} AND ${published} LIMIT ${CANDIDATES_PER_KIND})
     )`,
     score: sql`(ts_rank(${products.searchVector}, ${query}) + word_similarity(${kw}, ${products.searchName}) + CASE WHEN ${products.searchName} LIKE ${pattern} THEN 1 ELSE 0 END)`,
   };
@@ -149,6 +153,7 @@ async function latestPage(db: Db, offset: number): Promise<ListedPage> {
     const rows = await db
       .select(listedColumns)
       .from(products)
+      .where(published)
       .orderBy(sql`${products.createdAt} DESC NULLS LAST`, sql`${products.id} DESC NULLS LAST`)
       .limit(PRODUCTS_PAGE_SIZE)
       .offset(offset);
@@ -157,6 +162,7 @@ async function latestPage(db: Db, offset: number): Promise<ListedPage> {
   const oldestFirst = await db
     .select(listedColumns)
     .from(products)
+    .where(published)
     .orderBy(sql`${products.createdAt} ASC NULLS FIRST`, sql`${products.id} ASC NULLS FIRST`)
     .limit(end - offset)
     .offset(count - end);
@@ -195,7 +201,7 @@ export async function productsByIds(db: Db, ids: readonly string[]): Promise<Pro
   const rows = await db
     .select(listedColumns)
     .from(products)
-    .where(inArray(products.id, [...ids]));
+    .where(and(inArray(products.id, [...ids]), published));
   return rows.map(toProductJson);
 }
 
@@ -204,13 +210,18 @@ export async function topProducts(db: Db): Promise<Product[]> {
   const rows = await db
     .select(listedColumns)
     .from(products)
+    .where(published)
     .orderBy(sql`${products.rating} DESC NULLS LAST`, sql`${products.numReviews} DESC NULLS LAST`, desc(products.createdAt))
     .limit(TOP_PRODUCTS_COUNT);
   return rows.map(toProductJson);
 }
 
-export async function getProductDetail(db: Db, id: string): Promise<ProductDetail> {
-  const [row] = await db.select(productColumns).from(products).where(eq(products.id, id));
+/** A product with its whole reviews; a draft only for an admin (`withDrafts`), else 404 like none. */
+export async function getProductDetail(db: Db, id: string, options: { withDrafts?: boolean } = {}): Promise<ProductDetail> {
+  const [row] = await db
+    .select(productColumns)
+    .from(products)
+    .where(options.withDrafts ? eq(products.id, id) : and(eq(products.id, id), published));
   if (!row) throw notFound('Product not found');
   const reviewRows = await db
     .select()
@@ -231,29 +242,47 @@ export function toReviewJson(row: typeof reviews.$inferSelect): Review {
   };
 }
 
-/** The placeholder product an admin creates and then edits (docs/product-rules.md: create takes no payload). */
-export async function createSampleProduct(db: Db, changes: CatalogChanges, adminId: string): Promise<Product> {
+/** What a created product starts as; a draft stays a draft until its name, price and image differ from these. */
+export const SAMPLE_PRODUCT = { name: 'Sample name', image: '/images/sample.webp', priceCents: 0 } as const;
+
+/**
+ * The placeholder product an admin creates and then edits (docs/product-rules.md: create takes no payload). It
+ * is a draft, seen only in the admin, until an edit gives it a real name, price and image.
+ */
+export async function createSampleProduct(db: Db, changes: CatalogChanges, adminId: string): Promise<AdminProduct> {
   const [row] = await db
     .insert(products)
     .values({
       userId: adminId,
-      name: 'Sample name',
-      image: '/images/sample.webp',
+      isDraft: true,
+      name: SAMPLE_PRODUCT.name,
+      image: SAMPLE_PRODUCT.image,
       category: 'Sample category',
       description: 'Sample description',
-      priceCents: 0,
+      priceCents: SAMPLE_PRODUCT.priceCents,
       countInStock: 0,
     })
-    .returning(productColumns);
+    .returning({ ...productColumns, isDraft: products.isDraft });
   if (!row) throw new Error('Product insert returned nothing');
   await changes.committed({ products: [row.id], listing: true });
-  return toProductJson({ ...row, reviews: [] });
+  return { ...toProductJson({ ...row, reviews: [] }), isDraft: row.isDraft };
 }
 
-export async function updateProduct(db: Db, changes: CatalogChanges, id: string, patch: ProductUpdateBody): Promise<Product> {
+export async function updateProduct(
+  db: Db,
+  changes: CatalogChanges,
+  id: string,
+  patch: ProductUpdateBody,
+): Promise<AdminProduct> {
+  // The values after this edit: what the patch sets, else what the row has.
+  const name = patch.name ?? products.name;
+  const image = patch.image ?? products.image;
+  const priceCents = patch.price === undefined ? products.priceCents : toCents(patch.price);
   const [row] = await db
     .update(products)
     .set({
+      // A draft is published once its name, price and image are all real; a product never goes back.
+      isDraft: sql`${products.isDraft} AND (${name}::text = ${SAMPLE_PRODUCT.name} OR ${image}::text = ${SAMPLE_PRODUCT.image} OR ${priceCents}::int <= 0)`,
       ...(patch.name !== undefined && { name: patch.name }),
       ...(patch.price !== undefined && { priceCents: toCents(patch.price) }),
       ...(patch.image !== undefined && { image: patch.image }),
@@ -263,10 +292,11 @@ export async function updateProduct(db: Db, changes: CatalogChanges, id: string,
       updatedAt: sql`now()`,
     })
     .where(eq(products.id, id))
-    .returning(listedColumns);
+    .returning({ ...listedColumns, isDraft: products.isDraft });
   if (!row) throw notFound('Product not found');
+  // Publishing a draft is an edit like any other: every cached list and this product are out of date.
   await changes.committed({ products: [id], listing: true });
-  return toProductJson(row);
+  return { ...toProductJson(row), isDraft: row.isDraft };
 }
 
 export async function deleteProduct(db: Db, changes: CatalogChanges, id: string): Promise<void> {

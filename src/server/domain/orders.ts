@@ -1,8 +1,15 @@
-import { and, asc, desc, eq, gte, inArray, or, type SQL, sql } from 'drizzle-orm';
-import { MAX_LINE_QTY, PAYMENT_METHOD } from '../../shared/constants.js';
+import { and, asc, desc, eq, gte, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
+import { ADMIN_LIST_PAGE_SIZE, MAX_LINE_QTY, PAYMENT_METHOD } from '../../shared/constants.js';
 import { formatKsh, fromCents, toCents } from '../../shared/money.js';
 import { orderTotals } from '../../shared/pricing.js';
-import type { CreateOrderBody, Order } from '../../shared/schemas/orders.js';
+import {
+  type CreateOrderBody,
+  dayEnd,
+  dayStart,
+  type Order,
+  type OrderListQuery,
+  type OrderPage,
+} from '../../shared/schemas/orders.js';
 import type { Db, Queryable } from '../db/client.js';
 import { orderItems, orders, products, users } from '../db/schema.js';
 import { badRequest, notFound } from '../errors.js';
@@ -168,13 +175,14 @@ export async function placeOrder(
       const [taken] = await tx
         .update(products)
         .set({ countInStock: sql`${products.countInStock} - ${qty}` })
-        .where(and(eq(products.id, productId), gte(products.countInStock, qty)))
+        // A draft is never sold: it answers as if it did not exist.
+        .where(and(eq(products.id, productId), eq(products.isDraft, false), gte(products.countInStock, qty)))
         .returning({ name: products.name, image: products.image, priceCents: products.priceCents });
       if (!taken) {
         const [product] = await tx
           .select({ name: products.name, countInStock: products.countInStock })
           .from(products)
-          .where(eq(products.id, productId));
+          .where(and(eq(products.id, productId), eq(products.isDraft, false)));
         if (!product) throw badRequest('A product in your cart is no longer available', 'orderItems');
         throw badRequest(
           product.countInStock === 0
@@ -245,17 +253,72 @@ export function listCustomerOrders(db: Db, userId: string): Promise<Order[]> {
   return loadOrders(db, eq(orders.userId, userId));
 }
 
-export function listAllOrders(
-  db: Db,
-  filters: { isPaid?: boolean | undefined; isDelivered?: boolean | undefined },
-): Promise<Order[]> {
-  return loadOrders(
+/** Every order, newest first: the admin list's plain answer, without parameters. */
+export function listAllOrders(db: Db): Promise<Order[]> {
+  return loadOrders(db, undefined);
+}
+
+/** Escapes LIKE's wildcards, so a search for "50%" means those characters. */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** The same phone in the other way Kenyans write it: 0712… and 254712… (a + dropped). */
+function phoneSpellings(digits: string): string[] {
+  if (digits.startsWith('254')) return [digits, `0${digits.slice(3)}`];
+  if (digits.startsWith('0')) return [digits, `254${digits.slice(1)}`];
+  return [digits];
+}
+
+/**
+ * What an admin's search matches: an order id from its first characters (the list shows 8 on a
+ * phone), part of the shopper's name or email (any case), or part of the phone the order ships to.
+ * Each has an index (migration 0008); the shopper's part is a semi-join on the users' indexes.
+ */
+function orderSearch(keyword: string): SQL {
+  const kw = keyword.toLowerCase();
+  const contains = `%${escapeLike(kw)}%`;
+  const matches: SQL[] = [
+    sql`${orders.userId} IN (SELECT u.id FROM ${users} u WHERE lower(u.name) LIKE ${contains} OR u.email LIKE ${contains})`,
+  ];
+  if (/^[0-9a-f-]+$/.test(kw)) matches.push(sql`${orders.id}::text LIKE ${`${escapeLike(kw)}%`}`);
+  const digits = kw.replace(/[\s+()-]/g, '');
+  if (/^\d{3,}$/.test(digits)) {
+    for (const phone of phoneSpellings(digits)) matches.push(sql`${orders.phoneNumber} LIKE ${`%${phone}%`}`);
+  }
+  return sql`(${sql.join(matches, sql` OR `)})`;
+}
+
+/** One page of the admin order list, newest first, with its filters and search. */
+export async function listOrdersPage(db: Db, query: OrderListQuery): Promise<OrderPage> {
+  const where = and(
+    query.isPaid === undefined ? undefined : eq(orders.isPaid, query.isPaid),
+    query.isDelivered === undefined ? undefined : eq(orders.isDelivered, query.isDelivered),
+    query.from ? gte(orders.createdAt, dayStart(query.from)) : undefined,
+    query.to ? lt(orders.createdAt, dayEnd(query.to)) : undefined,
+    query.keyword ? orderSearch(query.keyword) : undefined,
+  );
+  const page = query.pageNumber ?? 1;
+  const [counted] = await db.select({ count: sql<number>`count(*)::int` }).from(orders).where(where);
+  const count = counted?.count ?? 0;
+  const pages = Math.max(1, Math.ceil(count / ADMIN_LIST_PAGE_SIZE));
+  const offset = (page - 1) * ADMIN_LIST_PAGE_SIZE;
+  if (offset >= count) return { orders: [], page, pages };
+  const ids = await db
+    .select({ id: orders.id })
+    .from(orders)
+    .where(where)
+    .orderBy(desc(orders.createdAt), desc(orders.id))
+    .limit(ADMIN_LIST_PAGE_SIZE)
+    .offset(offset);
+  const found = await loadOrders(
     db,
-    and(
-      filters.isPaid === undefined ? undefined : eq(orders.isPaid, filters.isPaid),
-      filters.isDelivered === undefined ? undefined : eq(orders.isDelivered, filters.isDelivered),
+    inArray(
+      orders.id,
+      ids.map((r) => r.id),
     ),
   );
+  return { orders: found, page, pages };
 }
 
 /**

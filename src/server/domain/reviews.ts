@@ -27,8 +27,13 @@ export async function addReview(
   try {
     await db.transaction(async (tx) => {
       // Locking the product row serialises reviews of one product, so the mean stays exact.
-      const [product] = await tx.select({ id: products.id }).from(products).where(eq(products.id, productId)).for('update');
-      if (!product) throw notFound('Product not found');
+      const [product] = await tx
+        .select({ id: products.id, isDraft: products.isDraft })
+        .from(products)
+        .where(eq(products.id, productId))
+        .for('update');
+      // A draft is not in the storefront, so it cannot be reviewed either.
+      if (!product || product.isDraft) throw notFound('Product not found');
       const [existing] = await tx
         .select({ id: reviews.id })
         .from(reviews)

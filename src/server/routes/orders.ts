@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errorBody, idParams, messageBody } from '../../shared/schemas/common.js';
-import { createOrderBody, order, orderListQuery } from '../../shared/schemas/orders.js';
+import { errorBody, idParams, isPlainList, messageBody } from '../../shared/schemas/common.js';
+import { createOrderBody, order, orderListQuery, orderPage } from '../../shared/schemas/orders.js';
 import type { Db } from '../db/client.js';
 import type { CatalogChanges } from '../domain/catalog-changes.js';
 import {
@@ -9,6 +9,7 @@ import {
   getOrderFor,
   listAllOrders,
   listCustomerOrders,
+  listOrdersPage,
   markOrderDelivered,
   markOrderPaid,
   placeOrder,
@@ -50,11 +51,13 @@ const orderRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; noti
     onRequest: app.requireAdmin,
     schema: {
       tags,
-      summary: 'Every order, newest first, optionally only paid/unpaid or delivered/undelivered (admin)',
+      summary:
+        'Every order, newest first (admin). With pageNumber, isPaid, isDelivered, from, to or keyword: one page of the matching orders',
       querystring: orderListQuery,
-      response: { 200: z.array(order), ...errors },
+      response: { 200: z.union([z.array(order), orderPage]), ...errors },
     },
-    handler: (request) => listAllOrders(db, request.query),
+    // Without parameters, the specification's plain array, for the clients written against it.
+    handler: (request) => (isPlainList(request.query) ? listAllOrders(db) : listOrdersPage(db, request.query)),
   });
 
   app.get('/api/orders/:id', {

@@ -3,8 +3,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorBody, idParams, messageBody } from '../../shared/schemas/common.js';
 import {
+  adminProduct,
+  adminProductDetail,
+  adminProductPage,
   product,
-  productDetail,
   productListQuery,
   productPage,
   productUpdateBody,
@@ -14,12 +16,14 @@ import {
 import type { CatalogAnswers } from '../cache/catalog-answers.js';
 import type { CachedAnswer } from '../cache/catalog-cache.js';
 import type { Db } from '../db/client.js';
+import { getAdminProductDetail, listAdminProducts } from '../domain/admin-catalog.js';
 import { createSampleProduct, deleteProduct, updateProduct } from '../domain/catalog.js';
 import type { CatalogChanges } from '../domain/catalog-changes.js';
 import { addReview, deleteReview } from '../domain/reviews.js';
+import { AppError } from '../errors.js';
 import { sendConditional } from '../http/conditional.js';
 import { acceptFormBodies } from '../plugins/form-bodies.js';
-import { currentUser } from '../plugins/sessions.js';
+import { currentUser, SESSION_COOKIE } from '../plugins/sessions.js';
 
 const tags = ['products'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody };
@@ -62,13 +66,46 @@ const productRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; an
 
   app.get('/api/products/:id', {
     config: PUBLIC_ANSWER,
-    schema: { tags, summary: 'One product with its reviews', params: idParams, response: { 200: productDetail, ...errors } },
-    handler: async (request, reply) => sendCached(request, reply, await answers.detail(request.params.id)),
+    schema: {
+      tags,
+      summary: 'One product with its reviews; a draft answers 404 to all but admins',
+      params: idParams,
+      response: { 200: adminProductDetail, ...errors },
+    },
+    handler: async (request, reply) => {
+      try {
+        return await sendCached(request, reply, await answers.detail(request.params.id));
+      } catch (error) {
+        // The cache holds only what the storefront shows. A product it does not know may be a
+        // draft, which an admin (only an admin) may read: the session is looked at only then, so
+        // every other answer stays public and cacheable.
+        if (!(error instanceof AppError) || error.statusCode !== 404 || !request.cookies[SESSION_COOKIE]) throw error;
+        await app.requireAdmin(request).catch(() => {
+          throw error;
+        });
+        return getAdminProductDetail(db, request.params.id);
+      }
+    },
+  });
+
+  app.get('/api/admin/products', {
+    onRequest: app.requireAdmin,
+    schema: {
+      tags,
+      summary: 'A page of every product, drafts too, newest first; keyword matches name, category or description (admin)',
+      querystring: productListQuery,
+      response: { 200: adminProductPage, ...errors },
+    },
+    handler: (request) => listAdminProducts(db, { page: request.query.pageNumber, keyword: request.query.keyword }),
   });
 
   app.post('/api/products', {
     onRequest: app.requireAdmin,
-    schema: { tags, summary: 'Create a sample product to edit (admin)', response: { 201: product, ...errors } },
+    schema: {
+      tags,
+      summary: 'Create a sample product to edit (admin): a draft, unseen in the storefront until it has a name, price and image',
+      response: { 201: adminProduct, ...errors },
+    },
     handler: async (request, reply) => reply.status(201).send(await createSampleProduct(db, changes, currentUser(request).id)),
   });
 
@@ -79,7 +116,7 @@ const productRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; an
       summary: 'Update a product from JSON or form data (admin)',
       params: idParams,
       body: productUpdateBody,
-      response: { 200: product, ...errors },
+      response: { 200: adminProduct, ...errors },
     },
     handler: (request) => updateProduct(db, changes, request.params.id, request.body),
   });

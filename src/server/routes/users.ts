@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errorBody, idParams, messageBody } from '../../shared/schemas/common.js';
+import { errorBody, idParams, isPlainList, messageBody } from '../../shared/schemas/common.js';
 import {
   adminUserUpdateBody,
   forgotPasswordBody,
@@ -10,6 +10,8 @@ import {
   registerBody,
   resetPasswordBody,
   resetTokenParams,
+  userListQuery,
+  userPage,
 } from '../../shared/schemas/users.js';
 import type { AppConfig } from '../config.js';
 import type { Db } from '../db/client.js';
@@ -20,6 +22,7 @@ import {
   FORGOT_PASSWORD_MSG,
   getUserFor,
   listUsers,
+  listUsersPage,
   registerUser,
   requestPasswordReset,
   resetPassword,
@@ -147,8 +150,14 @@ const userRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; confi
 
   app.get('/api/users', {
     onRequest: app.requireAdmin,
-    schema: { tags, summary: 'Every user (admin)', response: { 200: z.array(publicUser), ...errors } },
-    handler: () => listUsers(db),
+    schema: {
+      tags,
+      summary: 'Every user (admin). With pageNumber, keyword or isAdmin: one page of the matching users',
+      querystring: userListQuery,
+      response: { 200: z.union([z.array(publicUser), userPage]), ...errors },
+    },
+    // Without parameters, the specification's plain array, for the clients written against it.
+    handler: (request) => (isPlainList(request.query) ? listUsers(db) : listUsersPage(db, request.query)),
   });
 
   app.get('/api/users/:id', {

@@ -93,3 +93,26 @@ export const pageNumberParam = z.preprocess(
     .min(1, { error: 'pageNumber must be a whole number from 1' })
     .max(1_000_000, { error: 'pageNumber is too large' }),
 );
+
+/** A search of the admin lists: trimmed, at most 100 characters. */
+export const listKeyword = z
+  .string({ error: 'keyword must be text' })
+  .trim()
+  .max(100, { error: 'Search at most 100 characters' })
+  .optional();
+
+/** `pageNumber` when given: a whole number from 1 (absent stays absent, so the plain list is kept). */
+export const optionalPageNumber = z.preprocess(
+  (v) => (v === undefined || v === '' ? undefined : Number(v)),
+  z
+    .number({ error: 'pageNumber must be a whole number from 1' })
+    .int({ error: 'pageNumber must be a whole number from 1' })
+    .min(1, { error: 'pageNumber must be a whole number from 1' })
+    .max(1_000_000, { error: 'pageNumber is too large' })
+    .optional(),
+);
+
+/** A list query with no parameter given at all: the list answers its plain array. */
+export function isPlainList(query: Record<string, unknown>): boolean {
+  return Object.values(query).every((value) => value === undefined);
+}

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_LINE_QTY, MAX_ORDER_LINES } from '../constants.js';
-import { entityId, requiredText } from './common.js';
+import { entityId, listKeyword, optionalPageNumber, requiredText } from './common.js';
 
 /** Phone and postal code stay digit strings, so "00100" keeps its zeros. */
 function digits(label: string, min: number, max: number) {
@@ -91,5 +91,57 @@ const optionalFlag = z.preprocess(
   z.boolean({ error: 'Use true or false' }).optional(),
 );
 
-/** Admin order list filters (beyond the specification: a shop owner wants to see what is unpaid). */
-export const orderListQuery = z.object({ isPaid: optionalFlag, isDelivered: optionalFlag });
+/** A day (2026-11-25) or an instant (2026-11-25T08:00:00Z, with an offset or Z). */
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** 2026-02-30 is not a day: Date would roll it over to March, so the day must read back the same. */
+function isRealDate(value: string): boolean {
+  const time = Date.parse(DAY.test(value) ? `${value}T00:00:00Z` : value);
+  return !Number.isNaN(time) && (!DAY.test(value) || new Date(time).toISOString().slice(0, 10) === value);
+}
+
+function isoDate(label: string) {
+  return z
+    .string({ error: `${label} must be a date (YYYY-MM-DD) or an ISO date-time` })
+    .trim()
+    .refine((v) => DAY.test(v) || z.iso.datetime({ offset: true }).safeParse(v).success, {
+      error: `${label} must be a date (YYYY-MM-DD) or an ISO date-time`,
+    })
+    .refine(isRealDate, { error: `${label} is not a real date` })
+    .optional();
+}
+
+/**
+ * The admin order list's parameters. With none of them the list answers every order as a plain
+ * array (the specification's answer); with any of them it answers one page, `{orders, page, pages}`.
+ * Dates are UTC days, as the list shows them; `to` includes its whole day. Unknown names are refused.
+ */
+export const orderListQuery = z
+  .strictObject(
+    {
+      pageNumber: optionalPageNumber,
+      isPaid: optionalFlag,
+      isDelivered: optionalFlag,
+      from: isoDate('from'),
+      to: isoDate('to'),
+      /** An order id (or its first characters), or part of the shopper's name, email or phone. */
+      keyword: listKeyword,
+    },
+    { error: (issue) => (issue.code === 'unrecognized_keys' ? `Unknown parameter: ${issue.keys.join(', ')}` : undefined) },
+  )
+  .refine((q) => !q.from || !q.to || dayStart(q.from) < dayEnd(q.to), { error: 'from must not be after to' });
+export type OrderListQuery = z.infer<typeof orderListQuery>;
+
+/** The first instant of `from`: a day starts at 00:00 UTC. */
+export function dayStart(value: string): Date {
+  return new Date(DAY.test(value) ? `${value}T00:00:00Z` : value);
+}
+
+/** The instant just after `to`: a day includes all of itself, an instant only itself. */
+export function dayEnd(value: string): Date {
+  if (!DAY.test(value)) return new Date(Date.parse(value) + 1);
+  return new Date(Date.parse(`${value}T00:00:00Z`) + 24 * 60 * 60 * 1000);
+}
+
+export const orderPage = z.object({ orders: z.array(order), page: z.number(), pages: z.number() });
+export type OrderPage = z.infer<typeof orderPage>;

@@ -39,9 +39,16 @@ export const product = z.object({
 });
 export type Product = z.infer<typeof product>;
 
+/** A product as the admin sees it: whether it is still a draft, which the storefront never shows. */
+export const adminProduct = product.extend({ isDraft: z.boolean() });
+export type AdminProduct = z.infer<typeof adminProduct>;
+
 /** The detail view carries the whole reviews. */
 export const productDetail = product.extend({ reviews: z.array(review) });
 export type ProductDetail = z.infer<typeof productDetail>;
+
+/** The detail as an admin reads it: `isDraft` says whether the storefront shows it yet. */
+export const adminProductDetail = productDetail.extend({ isDraft: z.boolean().optional() });
 
 export const productPage = z.object({
   products: z.array(product),
@@ -54,6 +61,16 @@ export const productPage = z.object({
   pageSize: z.literal(PRODUCTS_PAGE_SIZE),
 });
 export type ProductPage = z.infer<typeof productPage>;
+
+/** The admin's product list: every product, drafts too, newest first. */
+export const adminProductPage = z.object({
+  products: z.array(adminProduct),
+  page: z.number(),
+  pages: z.number(),
+  count: z.number(),
+  pageSize: z.literal(PRODUCTS_PAGE_SIZE),
+});
+export type AdminProductPage = z.infer<typeof adminProductPage>;
 
 export const productListQuery = z.object({
   pageNumber: pageNumberParam,

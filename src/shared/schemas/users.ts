@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../constants.js';
-import { formBoolean, requiredText } from './common.js';
+import { formBoolean, listKeyword, optionalPageNumber, requiredText } from './common.js';
 
 /** The public user object: what the API returns and what the browser keeps under `user`. */
 export const publicUser = z.object({
@@ -66,3 +66,24 @@ export const resetPasswordBody = z.object({ password: newPassword });
 export const resetTokenParams = z.object({
   token: z.string().regex(/^[A-Za-z0-9_-]{20,100}$/, { error: 'This reset link is invalid or has expired' }),
 });
+
+/**
+ * The admin user list's parameters. With none the list answers every user as a plain array (the
+ * specification's answer); with any it answers one page, `{users, page, pages}`.
+ */
+export const userListQuery = z.strictObject(
+  {
+    pageNumber: optionalPageNumber,
+    /** Part of the name (any case) or of the email. */
+    keyword: listKeyword,
+    isAdmin: z.preprocess(
+      (v) => (v === 'true' ? true : v === 'false' ? false : v),
+      z.boolean({ error: 'isAdmin must be true or false' }).optional(),
+    ),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? `Unknown parameter: ${issue.keys.join(', ')}` : undefined) },
+);
+export type UserListQuery = z.infer<typeof userListQuery>;
+
+export const userPage = z.object({ users: z.array(publicUser), page: z.number(), pages: z.number() });
+export type UserPage = z.infer<typeof userPage>;

@@ -1,24 +1,25 @@
-import { useState } from 'react';
+import { type FormEvent, useEffect, useState } from 'react';
+import Button from 'react-bootstrap/Button';
 import Col from 'react-bootstrap/Col';
 import Form from 'react-bootstrap/Form';
+import InputGroup from 'react-bootstrap/InputGroup';
 import Row from 'react-bootstrap/Row';
 import Spinner from 'react-bootstrap/Spinner';
-import Table from 'react-bootstrap/Table';
 import { useSearchParams } from 'react-router';
+import { nairobiDay } from '../../../shared/dates';
 import type { Order } from '../../../shared/schemas/orders';
 import { paths } from '../../app/paths';
 import ConfirmDialog from '../../components/ConfirmDialog';
-import { CrossIcon } from '../../components/icons';
+import { CrossIcon, SearchIcon } from '../../components/icons';
 import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
+import Paginate from '../../components/Paginate';
 import Price from '../../components/Price';
 import { errorMessage } from '../../lib/errors';
 import { toastErrors, toastSuccess } from '../../lib/toast';
-import { useDeleteOrderMutation, useGetOrdersQuery } from '../orders/api';
-import { ActionsHeader, IdCell, RowActions } from './TableParts';
-import '../../styles/tables.scss';
-import { nairobiDay } from '../../../shared/dates';
+import { type OrderListParams, useDeleteOrderMutation, useGetOrdersPageQuery, useMarkPaidMutation } from '../orders/api';
+import { buttonSize, type ListColumn, ResponsiveList, RowActions } from './TableParts';
 
 /** A filter choice as kept in the address: '' for all, else 'true' or 'false'. */
 type FlagChoice = '' | 'true' | 'false';
@@ -27,30 +28,97 @@ function flagChoice(value: string | null): FlagChoice {
   return value === 'true' || value === 'false' ? value : '';
 }
 
-/** Only the chosen filters, so "All" leaves the parameter out of the request and the cache key. */
-function orderFilters(paid: FlagChoice, delivered: FlagChoice): { isPaid?: boolean; isDelivered?: boolean } {
-  return {
-    ...(paid === '' ? {} : { isPaid: paid === 'true' }),
-    ...(delivered === '' ? {} : { isDelivered: delivered === 'true' }),
-  };
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+function dayChoice(value: string | null): string {
+  return value && DAY.test(value) ? value : '';
 }
 
-/** Every order, newest first, with payment and delivery filters kept in the address (docs/product-rules.md, Screens: Admin order list). */
+function pageFrom(param: string | null): number {
+  const page = Number(param);
+  return Number.isInteger(page) && page >= 1 ? page : 1;
+}
+
+const columns: ListColumn<Order>[] = [
+  {
+    header: 'ID',
+    // The short order number people quote; the full id on hover.
+    cell: (order) => (
+      <span className="font-monospace" title={order._id}>
+        {order.orderNumber}
+      </span>
+    ),
+  },
+  {
+    header: 'USER',
+    cell: (order) => (order.user ? order.user.name : <em className="text-body-secondary">Deleted user</em>),
+    nowrap: true,
+  },
+  { header: 'DATE', cell: (order) => nairobiDay(order.createdAt), nowrap: true },
+  { header: 'TOTAL', cell: (order) => <Price value={order.totalPrice} />, nowrap: true },
+  {
+    header: 'PAID',
+    cell: (order) => (order.paidAt ? nairobiDay(order.paidAt) : <CrossIcon className="text-danger" title="Not paid" />),
+    nowrap: true,
+  },
+  {
+    header: 'DELIVERED',
+    cell: (order) =>
+      order.deliveredAt ? nairobiDay(order.deliveredAt) : <CrossIcon className="text-danger" title="Not delivered" />,
+    nowrap: true,
+  },
+];
+
+/**
+ * The orders, newest first, a page at a time (docs/product-rules.md, Screens: Admin order list), with payment, delivery
+ * and date filters and a search, all kept in the address. "To deliver" is paid and not delivered:
+ * what the merchant has to send out next.
+ */
 export default function OrderListScreen() {
   const [searchParams, setSearchParams] = useSearchParams();
   const paid = flagChoice(searchParams.get('isPaid'));
   const delivered = flagChoice(searchParams.get('isDelivered'));
-  const filtering = paid !== '' || delivered !== '';
+  const from = dayChoice(searchParams.get('from'));
+  const to = dayChoice(searchParams.get('to'));
+  const keyword = (searchParams.get('keyword') ?? '').trim();
+  const page = pageFrom(searchParams.get('page'));
+  const filtering = paid !== '' || delivered !== '' || from !== '' || to !== '' || keyword !== '';
+  const toDeliver = paid === 'true' && delivered === 'false';
 
-  const { data: orders, isLoading, isFetching, error } = useGetOrdersQuery(filtering ? orderFilters(paid, delivered) : undefined);
+  const params: OrderListParams = {
+    pageNumber: page,
+    ...(paid !== '' && { isPaid: paid === 'true' }),
+    ...(delivered !== '' && { isDelivered: delivered === 'true' }),
+    ...(from && { from }),
+    ...(to && { to }),
+    ...(keyword && { keyword }),
+  };
+  const { data, isLoading, isFetching, error } = useGetOrdersPageQuery(params);
   const [deleteOrder, { isLoading: deleting, originalArgs: deletingId }] = useDeleteOrderMutation();
+  const [markPaid, { isLoading: marking, originalArgs: markingId }] = useMarkPaidMutation();
   const [orderToDelete, setOrderToDelete] = useState<Order | null>(null);
+  const [searchText, setSearchText] = useState(keyword);
+  useEffect(() => setSearchText(keyword), [keyword]);
 
-  function setFilter(name: 'isPaid' | 'isDelivered', choice: string) {
+  /** The address of this list with some parameters changed; any change but the page starts at page 1. */
+  function linkWith(changes: Record<string, string | null>): string {
     const next = new URLSearchParams(searchParams);
-    if (choice === '') next.delete(name);
-    else next.set(name, choice);
-    setSearchParams(next, { replace: true });
+    for (const [name, value] of Object.entries(changes)) {
+      if (value === null || value === '') next.delete(name);
+      else next.set(name, value);
+    }
+    if (!('page' in changes)) next.delete('page');
+    const text = next.toString();
+    return text ? `${paths.admin.orders}?${text}` : paths.admin.orders;
+  }
+
+  function update(changes: Record<string, string | null>) {
+    setSearchParams(new URLSearchParams(linkWith(changes).split('?')[1] ?? ''), { replace: true });
+  }
+
+  function search(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    update({ keyword: searchText.trim() });
   }
 
   async function confirmDelete() {
@@ -65,98 +133,139 @@ export default function OrderListScreen() {
     }
   }
 
+  async function markAsPaid(order: Order) {
+    try {
+      await markPaid(order._id).unwrap();
+      toastSuccess('Order marked as paid');
+    } catch (err) {
+      toastErrors(err);
+    }
+  }
+
   return (
     <>
       <PageTitle title="Orders" />
       <h1 className="h2 mb-3">Orders</h1>
 
-      <Form className="mb-3" onSubmit={(e) => e.preventDefault()} aria-label="Filter orders">
-        <Row className="g-2">
-          <Col xs={6} md={4} lg={3}>
+      <Form className="mb-3" onSubmit={search} aria-label="Filter orders">
+        <Row className="g-2 align-items-end">
+          <Col xs={12} lg={4}>
+            <Form.Group controlId="order-search">
+              <Form.Label>Search orders</Form.Label>
+              <InputGroup>
+                <Form.Control
+                  type="search"
+                  value={searchText}
+                  onChange={(e) => setSearchText(e.target.value)}
+                  maxLength={100}
+                  placeholder="Order id, name, email or phone"
+                />
+                <Button type="submit" variant="outline-dark" aria-label="Search">
+                  <SearchIcon />
+                </Button>
+              </InputGroup>
+            </Form.Group>
+          </Col>
+          <Col xs={6} md={3} lg={2}>
             <Form.Group controlId="order-filter-paid">
               <Form.Label>Payment</Form.Label>
-              <Form.Select value={paid} onChange={(e) => setFilter('isPaid', e.target.value)}>
+              <Form.Select value={paid} onChange={(e) => update({ isPaid: e.target.value })}>
                 <option value="">All</option>
                 <option value="true">Paid</option>
                 <option value="false">Unpaid</option>
               </Form.Select>
             </Form.Group>
           </Col>
-          <Col xs={6} md={4} lg={3}>
+          <Col xs={6} md={3} lg={2}>
             <Form.Group controlId="order-filter-delivered">
               <Form.Label>Delivery</Form.Label>
-              <Form.Select value={delivered} onChange={(e) => setFilter('isDelivered', e.target.value)}>
+              <Form.Select value={delivered} onChange={(e) => update({ isDelivered: e.target.value })}>
                 <option value="">All</option>
                 <option value="true">Delivered</option>
                 <option value="false">Not delivered</option>
               </Form.Select>
             </Form.Group>
           </Col>
-          {isFetching && !isLoading && (
-            <Col xs="auto" className="d-flex align-items-end pb-2">
-              <Spinner animation="border" size="sm" role="status">
-                <span className="visually-hidden">Updating the list…</span>
-              </Spinner>
-            </Col>
-          )}
+          <Col xs={6} md={3} lg={2}>
+            <Form.Group controlId="order-filter-from">
+              <Form.Label>From</Form.Label>
+              <Form.Control type="date" value={from} max={to || undefined} onChange={(e) => update({ from: e.target.value })} />
+            </Form.Group>
+          </Col>
+          <Col xs={6} md={3} lg={2}>
+            <Form.Group controlId="order-filter-to">
+              <Form.Label>To</Form.Label>
+              <Form.Control type="date" value={to} min={from || undefined} onChange={(e) => update({ to: e.target.value })} />
+            </Form.Group>
+          </Col>
         </Row>
+        <div className="d-flex flex-wrap align-items-center gap-2 mt-2">
+          <Button
+            variant={toDeliver ? 'dark' : 'outline-dark'}
+            className="tap-target"
+            aria-pressed={toDeliver}
+            onClick={() => update(toDeliver ? { isPaid: null, isDelivered: null } : { isPaid: 'true', isDelivered: 'false' })}
+          >
+            To deliver
+          </Button>
+          {filtering && (
+            <Button
+              variant="link"
+              className="tap-target"
+              onClick={() => setSearchParams(new URLSearchParams(), { replace: true })}
+            >
+              Clear filters
+            </Button>
+          )}
+          {isFetching && !isLoading && (
+            <Spinner animation="border" size="sm" role="status">
+              <span className="visually-hidden">Updating the list…</span>
+            </Spinner>
+          )}
+        </div>
       </Form>
 
       {isLoading ? (
         <Loader label="Loading orders…" />
       ) : error ? (
         <Message variant="danger">{errorMessage(error)}</Message>
-      ) : !orders || orders.length === 0 ? (
-        <Message>{filtering ? 'No orders match these filters' : 'No orders yet'}</Message>
+      ) : !data || data.orders.length === 0 ? (
+        <Message>
+          {filtering ? 'No orders match these filters' : page > 1 ? 'There are no orders on this page.' : 'No orders yet'}
+        </Message>
       ) : (
-        <Table striped bordered hover responsive size="sm" className="align-middle">
-          <thead>
-            <tr>
-              <th scope="col">ID</th>
-              <th scope="col">USER</th>
-              <th scope="col">DATE</th>
-              <th scope="col">TOTAL</th>
-              <th scope="col">PAID</th>
-              <th scope="col">DELIVERED</th>
-              <ActionsHeader />
-            </tr>
-          </thead>
-          <tbody>
-            {orders.map((order) => {
-              const thisDeleting = deleting && deletingId === order._id;
-              return (
-                <tr key={order._id}>
-                  <IdCell id={order._id} />
-                  <td className="text-nowrap">
-                    {order.user ? order.user.name : <em className="text-body-secondary">Deleted user</em>}
-                  </td>
-                  <td className="text-nowrap">{nairobiDay(order.createdAt)}</td>
-                  <td className="text-nowrap">
-                    <Price value={order.totalPrice} />
-                  </td>
-                  <td className="text-nowrap">
-                    {order.paidAt ? nairobiDay(order.paidAt) : <CrossIcon className="text-danger" title="Not paid" />}
-                  </td>
-                  <td className="text-nowrap">
-                    {order.deliveredAt ? (
-                      nairobiDay(order.deliveredAt)
-                    ) : (
-                      <CrossIcon className="text-danger" title="Not delivered" />
-                    )}
-                  </td>
-                  <RowActions
-                    to={paths.order(order._id)}
-                    linkLabel={`Details of order ${order._id}`}
-                    link="Details"
-                    deleteLabel={`Delete order ${order._id}`}
-                    deleting={thisDeleting}
-                    onDelete={() => setOrderToDelete(order)}
-                  />
-                </tr>
-              );
-            })}
-          </tbody>
-        </Table>
+        <div className={isFetching ? 'opacity-75' : undefined} aria-busy={isFetching}>
+          <ResponsiveList
+            label="Orders"
+            items={data.orders}
+            rowKey={(order) => order._id}
+            columns={columns}
+            actions={(order, layout) => (
+              <RowActions
+                layout={layout}
+                to={paths.order(order._id)}
+                linkLabel={`Details of order ${order._id}`}
+                link="Details"
+                deleteLabel={`Delete order ${order._id}`}
+                deleting={deleting && deletingId === order._id}
+                onDelete={() => setOrderToDelete(order)}
+              >
+                <Button
+                  variant="outline-dark"
+                  size={buttonSize(layout)}
+                  className={layout === 'card' ? 'tap-target' : 'me-2'}
+                  aria-label={`Mark order ${order._id} as paid`}
+                  title={order.isPaid ? 'Already paid' : undefined}
+                  disabled={order.isPaid || (marking && markingId === order._id)}
+                  onClick={() => markAsPaid(order)}
+                >
+                  Mark As Paid
+                </Button>
+              </RowActions>
+            )}
+          />
+          <Paginate pages={data.pages} page={data.page} linkTo={(n) => linkWith({ page: n > 1 ? String(n) : null })} />
+        </div>
       )}
 
       <ConfirmDialog

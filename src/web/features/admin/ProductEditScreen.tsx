@@ -47,7 +47,14 @@ export default function ProductEditScreen() {
         ) : error || !product ? (
           <Message variant="danger">{errorMessage(error)}</Message>
         ) : (
-          <ProductEditForm key={product._id} product={product} />
+          <>
+            {'isDraft' in product && product.isDraft === true && (
+              <Message variant="warning">
+                Draft: shoppers cannot see this product until it has a name, a price above 0 and an image of its own.
+              </Message>
+            )}
+            <ProductEditForm key={product._id} product={product} />
+          </>
         )}
       </FormContainer>
     </>

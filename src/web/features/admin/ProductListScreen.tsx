@@ -1,13 +1,13 @@
 import { type FormEvent, useEffect, useState } from 'react';
+import Badge from 'react-bootstrap/Badge';
 import Button from 'react-bootstrap/Button';
 import Col from 'react-bootstrap/Col';
 import Form from 'react-bootstrap/Form';
 import InputGroup from 'react-bootstrap/InputGroup';
 import Row from 'react-bootstrap/Row';
 import Spinner from 'react-bootstrap/Spinner';
-import Table from 'react-bootstrap/Table';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
-import type { Product } from '../../../shared/schemas/products';
+import type { AdminProduct } from '../../../shared/schemas/products';
 import { paths } from '../../app/paths';
 import ConfirmDialog from '../../components/ConfirmDialog';
 import { EditIcon, SearchIcon } from '../../components/icons';
@@ -18,10 +18,8 @@ import Paginate from '../../components/Paginate';
 import Price from '../../components/Price';
 import { errorMessage } from '../../lib/errors';
 import { toastErrors, toastSuccess } from '../../lib/toast';
-import { useGetProductsQuery } from '../catalog/api';
-import { useCreateProductMutation, useDeleteProductMutation } from './api';
-import { ActionsHeader, IdCell, RowActions } from './TableParts';
-import '../../styles/tables.scss';
+import { useCreateProductMutation, useDeleteProductMutation, useGetAdminProductsQuery } from './api';
+import { IdText, type ListColumn, ResponsiveList, RowActions } from './TableParts';
 
 /** A page of the admin list, keeping the search in the query string so paging keeps it. */
 function adminProductsLink(page: number, keyword: string): string {
@@ -34,7 +32,26 @@ function pageFrom(param: string | undefined): number {
   return Number.isInteger(page) && page >= 1 ? page : 1;
 }
 
-/** Every product, searchable and paged, with create, edit and delete (docs/product-rules.md, Screens: Admin product list). */
+const columns: ListColumn<AdminProduct>[] = [
+  { header: 'ID', cell: (product) => <IdText id={product._id} /> },
+  {
+    header: 'NAME',
+    cell: (product) => (
+      <>
+        {product.name}
+        {product.isDraft && (
+          <Badge bg="warning" text="dark" className="ms-2" title="Not in the shop until it has a name, price and image">
+            Draft
+          </Badge>
+        )}
+      </>
+    ),
+  },
+  { header: 'PRICE', cell: (product) => <Price value={product.price} />, nowrap: true },
+  { header: 'CATEGORY', cell: (product) => product.category },
+];
+
+/** Every product, drafts too (marked), searchable and paged, with create, edit and delete (docs/product-rules.md, Screens: Admin product list). */
 export default function ProductListScreen() {
   const { pageNumber } = useParams();
   const [searchParams] = useSearchParams();
@@ -42,11 +59,11 @@ export default function ProductListScreen() {
   const page = pageFrom(pageNumber);
   const keyword = (searchParams.get('keyword') ?? '').trim();
 
-  const { data, isLoading, isFetching, error } = useGetProductsQuery({ pageNumber: page, keyword });
+  const { data, isLoading, isFetching, error } = useGetAdminProductsQuery({ pageNumber: page, keyword });
   const [createProduct, { isLoading: creating }] = useCreateProductMutation();
   const [deleteProduct, { isLoading: deleting, originalArgs: deletingId }] = useDeleteProductMutation();
   const [confirmingCreate, setConfirmingCreate] = useState(false);
-  const [productToDelete, setProductToDelete] = useState<Product | null>(null);
+  const [productToDelete, setProductToDelete] = useState<AdminProduct | null>(null);
 
   const [searchText, setSearchText] = useState(keyword);
   // Back/forward or a pagination link can change the keyword: keep the field in step.
@@ -142,40 +159,23 @@ export default function ProductListScreen() {
         </Message>
       ) : (
         <div className={isFetching ? 'opacity-75' : undefined} aria-busy={isFetching}>
-          <Table striped bordered hover responsive size="sm" className="align-middle">
-            <thead>
-              <tr>
-                <th scope="col">ID</th>
-                <th scope="col">NAME</th>
-                <th scope="col">PRICE</th>
-                <th scope="col">CATEGORY</th>
-                <ActionsHeader />
-              </tr>
-            </thead>
-            <tbody>
-              {data.products.map((product) => {
-                const thisDeleting = deleting && deletingId === product._id;
-                return (
-                  <tr key={product._id}>
-                    <IdCell id={product._id} />
-                    <td>{product.name}</td>
-                    <td className="text-nowrap">
-                      <Price value={product.price} />
-                    </td>
-                    <td>{product.category}</td>
-                    <RowActions
-                      to={paths.admin.productEdit(product._id)}
-                      linkLabel={`Edit ${product.name}`}
-                      link={<EditIcon />}
-                      deleteLabel={`Delete ${product.name}`}
-                      deleting={thisDeleting}
-                      onDelete={() => setProductToDelete(product)}
-                    />
-                  </tr>
-                );
-              })}
-            </tbody>
-          </Table>
+          <ResponsiveList
+            label="Products"
+            items={data.products}
+            rowKey={(product) => product._id}
+            columns={columns}
+            actions={(product, layout) => (
+              <RowActions
+                layout={layout}
+                to={paths.admin.productEdit(product._id)}
+                linkLabel={`Edit ${product.name}`}
+                link={<EditIcon />}
+                deleteLabel={`Delete ${product.name}`}
+                deleting={deleting && deletingId === product._id}
+                onDelete={() => setProductToDelete(product)}
+              />
+            )}
+          />
           <Paginate pages={data.pages} page={data.page} linkTo={(n) => adminProductsLink(n, keyword)} />
         </div>
       )}

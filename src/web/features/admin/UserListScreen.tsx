@@ -1,23 +1,85 @@
-import { useState } from 'react';
-import Table from 'react-bootstrap/Table';
+import { type FormEvent, useEffect, useState } from 'react';
+import Button from 'react-bootstrap/Button';
+import Col from 'react-bootstrap/Col';
+import Form from 'react-bootstrap/Form';
+import InputGroup from 'react-bootstrap/InputGroup';
+import Row from 'react-bootstrap/Row';
+import { useSearchParams } from 'react-router';
 import type { PublicUser } from '../../../shared/schemas/users';
 import { paths } from '../../app/paths';
+import { useAppSelector } from '../../app/store';
 import ConfirmDialog from '../../components/ConfirmDialog';
-import { CheckIcon, CrossIcon, EditIcon } from '../../components/icons';
+import { CheckIcon, CrossIcon, EditIcon, SearchIcon } from '../../components/icons';
 import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
+import Paginate from '../../components/Paginate';
 import { errorMessage } from '../../lib/errors';
 import { toastErrors, toastSuccess } from '../../lib/toast';
-import { useDeleteUserMutation, useGetUsersQuery } from './api';
-import { ActionsHeader, IdCell, RowActions } from './TableParts';
-import '../../styles/tables.scss';
+import { useDeleteUserMutation, useGetUsersPageQuery } from './api';
+import { IdText, type ListColumn, ResponsiveList, RowActions } from './TableParts';
 
-/** Every account, with edit and delete (docs/product-rules.md, Screens: Admin user list). The server refuses deleting yourself. */
+const columns: ListColumn<PublicUser>[] = [
+  { header: 'ID', cell: (user) => <IdText id={user._id} /> },
+  { header: 'NAME', cell: (user) => user.name },
+  { header: 'EMAIL', cell: (user) => <a href={`mailto:${user.email}`}>{user.email}</a> },
+  {
+    header: 'ADMIN',
+    cell: (user) =>
+      user.isAdmin ? (
+        <CheckIcon className="text-success" title="Admin" />
+      ) : (
+        <CrossIcon className="text-danger" title="Not admin" />
+      ),
+  },
+];
+
+function pageFrom(param: string | null): number {
+  const page = Number(param);
+  return Number.isInteger(page) && page >= 1 ? page : 1;
+}
+
+/**
+ * Every account, newest first, searchable and paged, with edit and delete (docs/product-rules.md, Screens: Admin user
+ * list). Your own account cannot be deleted (the server refuses it), so its Delete is disabled.
+ */
 export default function UserListScreen() {
-  const { data: users, isLoading, error } = useGetUsersQuery();
+  const [searchParams, setSearchParams] = useSearchParams();
+  const page = pageFrom(searchParams.get('page'));
+  const keyword = (searchParams.get('keyword') ?? '').trim();
+  const adminsOnly = searchParams.get('isAdmin') === 'true';
+  const me = useAppSelector((state) => state.auth.user);
+
+  const { data, isLoading, isFetching, error } = useGetUsersPageQuery({
+    pageNumber: page,
+    ...(keyword && { keyword }),
+    ...(adminsOnly && { isAdmin: true }),
+  });
   const [deleteUser, { isLoading: deleting, originalArgs: deletingId }] = useDeleteUserMutation();
   const [userToDelete, setUserToDelete] = useState<PublicUser | null>(null);
+  const [searchText, setSearchText] = useState(keyword);
+  useEffect(() => setSearchText(keyword), [keyword]);
+
+  /** The address of this list with some parameters changed; any change but the page starts at page 1. */
+  function linkWith(changes: Record<string, string | null>): string {
+    const next = new URLSearchParams(searchParams);
+    for (const [name, value] of Object.entries(changes)) {
+      if (value === null || value === '') next.delete(name);
+      else next.set(name, value);
+    }
+    if (!('page' in changes)) next.delete('page');
+    const text = next.toString();
+    return text ? `${paths.admin.users}?${text}` : paths.admin.users;
+  }
+
+  function update(changes: Record<string, string | null>) {
+    setSearchParams(new URLSearchParams(linkWith(changes).split('?')[1] ?? ''), { replace: true });
+  }
+
+  function search(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    update({ keyword: searchText.trim() });
+  }
 
   async function confirmDelete() {
     const user = userToDelete;
@@ -31,57 +93,73 @@ export default function UserListScreen() {
     }
   }
 
+  const filtering = keyword !== '' || adminsOnly;
   return (
     <>
       <PageTitle title="Users" />
       <h1 className="h2 mb-3">Users</h1>
+
+      <Form role="search" onSubmit={search} className="mb-3">
+        <Row className="g-2 align-items-end">
+          <Col xs={12} md={6}>
+            <Form.Group controlId="admin-user-search">
+              <Form.Label>Search users</Form.Label>
+              <InputGroup>
+                <Form.Control
+                  type="search"
+                  value={searchText}
+                  onChange={(e) => setSearchText(e.target.value)}
+                  maxLength={100}
+                  placeholder="Name or email"
+                />
+                <Button type="submit" variant="outline-dark" aria-label="Search">
+                  <SearchIcon />
+                </Button>
+              </InputGroup>
+            </Form.Group>
+          </Col>
+          <Col xs="auto" className="pb-2">
+            <Form.Check
+              id="admin-user-admins-only"
+              type="switch"
+              label="Admins only"
+              checked={adminsOnly}
+              onChange={(e) => update({ isAdmin: e.target.checked ? 'true' : null })}
+            />
+          </Col>
+        </Row>
+      </Form>
+
       {isLoading ? (
         <Loader label="Loading users…" />
       ) : error ? (
         <Message variant="danger">{errorMessage(error)}</Message>
-      ) : !users || users.length === 0 ? (
-        <Message>No users yet</Message>
+      ) : !data || data.users.length === 0 ? (
+        <Message>
+          {filtering ? 'No users match this search' : page > 1 ? 'There are no users on this page.' : 'No users yet'}
+        </Message>
       ) : (
-        <Table striped bordered hover responsive size="sm" className="align-middle">
-          <thead>
-            <tr>
-              <th scope="col">ID</th>
-              <th scope="col">NAME</th>
-              <th scope="col">EMAIL</th>
-              <th scope="col">ADMIN</th>
-              <ActionsHeader />
-            </tr>
-          </thead>
-          <tbody>
-            {users.map((user) => {
-              const thisDeleting = deleting && deletingId === user._id;
-              return (
-                <tr key={user._id}>
-                  <IdCell id={user._id} />
-                  <td>{user.name}</td>
-                  <td>
-                    <a href={`mailto:${user.email}`}>{user.email}</a>
-                  </td>
-                  <td>
-                    {user.isAdmin ? (
-                      <CheckIcon className="text-success" title="Admin" />
-                    ) : (
-                      <CrossIcon className="text-danger" title="Not admin" />
-                    )}
-                  </td>
-                  <RowActions
-                    to={paths.admin.userEdit(user._id)}
-                    linkLabel={`Edit ${user.name}`}
-                    link={<EditIcon />}
-                    deleteLabel={`Delete ${user.name}`}
-                    deleting={thisDeleting}
-                    onDelete={() => setUserToDelete(user)}
-                  />
-                </tr>
-              );
-            })}
-          </tbody>
-        </Table>
+        <div className={isFetching ? 'opacity-75' : undefined} aria-busy={isFetching}>
+          <ResponsiveList
+            label="Users"
+            items={data.users}
+            rowKey={(user) => user._id}
+            columns={columns}
+            actions={(user, layout) => (
+              <RowActions
+                layout={layout}
+                to={paths.admin.userEdit(user._id)}
+                linkLabel={`Edit ${user.name}`}
+                link={<EditIcon />}
+                deleteLabel={`Delete ${user.name}`}
+                deleting={deleting && deletingId === user._id}
+                onDelete={() => setUserToDelete(user)}
+                cannotDelete={user._id === me?._id ? 'You cannot delete your own account' : undefined}
+              />
+            )}
+          />
+          <Paginate pages={data.pages} page={data.page} linkTo={(n) => linkWith({ page: n > 1 ? String(n) : null })} />
+        </div>
       )}
 
       <ConfirmDialog

@@ -1,6 +1,6 @@
 import type { MessageBody } from '../../../shared/schemas/common';
-import type { Product } from '../../../shared/schemas/products';
-import type { PublicUser } from '../../../shared/schemas/users';
+import type { AdminProductPage, Product } from '../../../shared/schemas/products';
+import type { PublicUser, UserPage } from '../../../shared/schemas/users';
 import { api } from '../../app/api';
 
 /** Every field of the product edit form, already checked (see productForm.ts). */
@@ -79,12 +79,21 @@ export const adminApi = api.injectEndpoints({
         return { url: '/uploads', method: 'POST', body: form };
       },
     }),
-    getUsers: build.query<PublicUser[], void>({
-      query: () => '/users',
+    /** One page of the admin user list (the paged form of GET /api/users). */
+    getUsersPage: build.query<UserPage, { pageNumber: number; keyword?: string; isAdmin?: boolean }>({
+      query: (params) => ({ url: '/users', params }),
       providesTags: (result) => [
         { type: 'User', id: 'LIST' },
-        ...(result?.map((u) => ({ type: 'User' as const, id: u._id })) ?? []),
+        ...(result?.users.map((u) => ({ type: 'User' as const, id: u._id })) ?? []),
       ],
+    }),
+    /** The admin's product list: every product, drafts too. */
+    getAdminProducts: build.query<AdminProductPage, { pageNumber: number; keyword: string }>({
+      query: ({ pageNumber, keyword }) => ({
+        url: '/admin/products',
+        params: keyword ? { pageNumber, keyword } : { pageNumber },
+      }),
+      providesTags: [{ type: 'Product', id: 'LIST' }],
     }),
     getUserDetails: build.query<PublicUser, string>({
       query: (id) => `/users/${id}`,
@@ -114,7 +123,8 @@ export const {
   useUpdateProductMutation,
   useDeleteProductMutation,
   useUploadProductImageMutation,
-  useGetUsersQuery,
+  useGetUsersPageQuery,
+  useGetAdminProductsQuery,
   useGetUserDetailsQuery,
   useUpdateUserMutation,
   useDeleteUserMutation,

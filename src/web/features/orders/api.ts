@@ -1,5 +1,5 @@
 import type { MessageBody } from '../../../shared/schemas/common';
-import type { Order, ShippingAddress } from '../../../shared/schemas/orders';
+import type { Order, OrderPage, ShippingAddress } from '../../../shared/schemas/orders';
 import { api } from '../../app/api';
 
 export interface NewOrder {
@@ -9,6 +9,16 @@ export interface NewOrder {
   shippingPrice: number;
   taxPrice: number;
   totalPrice: number;
+}
+
+/** The admin order list's parameters; a filter left out is not sent. */
+export interface OrderListParams {
+  pageNumber: number;
+  isPaid?: boolean;
+  isDelivered?: boolean;
+  from?: string;
+  to?: string;
+  keyword?: string;
 }
 
 /** Order calls (docs/product-rules.md, API: Orders). The server prices the order itself; the totals sent are informative. */
@@ -29,8 +39,9 @@ export const ordersApi = api.injectEndpoints({
       query: () => '/orders/myorders',
       providesTags: [{ type: 'Order', id: 'LIST' }],
     }),
-    getOrders: build.query<Order[], { isPaid?: boolean; isDelivered?: boolean } | undefined>({
-      query: (filters) => ({ url: '/orders', params: filters ?? {} }),
+    /** One page of the admin order list with its filters (the paged form of GET /api/orders). */
+    getOrdersPage: build.query<OrderPage, OrderListParams>({
+      query: (params) => ({ url: '/orders', params }),
       providesTags: [{ type: 'Order', id: 'LIST' }],
     }),
     /** Admin "Mark As Paid" (docs/product-rules.md, API: PUT /api/orders/{id}, no body). */
@@ -62,7 +73,7 @@ export const {
   useCreateOrderMutation,
   useGetOrderDetailsQuery,
   useGetMyOrdersQuery,
-  useGetOrdersQuery,
+  useGetOrdersPageQuery,
   useMarkPaidMutation,
   useMarkDeliveredMutation,
   useDeleteOrderMutation,
