@@ -59,13 +59,13 @@ describe('the admin lists on a phone', () => {
     const list = page.getByRole('list', { name: 'Orders' });
     await expect.poll(() => list.getByRole('listitem').count()).toBe(2);
     expect(await page.locator('main table').count()).toBe(0);
-    const paidCard = list.getByRole('listitem').filter({ hasText: paidOrder._id });
+    const paidCard = list.getByRole('listitem').filter({ hasText: paidOrder.orderNumber });
     for (const label of ['ID', 'USER', 'DATE', 'TOTAL', 'PAID', 'DELIVERED']) {
       expect(await paidCard.getByText(label, { exact: true }).isVisible()).toBe(true);
     }
     expect(await paidCard.getByText('Akinyi Mobile').isVisible()).toBe(true);
     expect(await paidCard.getByRole('button', { name: `Mark order ${paidOrder._id} as paid` }).isDisabled()).toBe(true);
-    const unpaidCard = list.getByRole('listitem').filter({ hasText: unpaidOrder._id });
+    const unpaidCard = list.getByRole('listitem').filter({ hasText: unpaidOrder.orderNumber });
     expect(await unpaidCard.getByRole('button', { name: `Mark order ${unpaidOrder._id} as paid` }).isEnabled()).toBe(true);
     expect(await unpaidCard.getByRole('link', { name: `Details of order ${unpaidOrder._id}` }).isVisible()).toBe(true);
     expect(await unpaidCard.getByRole('button', { name: `Delete order ${unpaidOrder._id}` }).isVisible()).toBe(true);

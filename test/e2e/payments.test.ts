@@ -109,7 +109,7 @@ describe('a shopper pays an order with M-Pesa', () => {
     const admin = await newVisitor(browser, shop);
     await signIn(admin.page, ADMIN_EMAIL, ADMIN_PASSWORD);
     await admin.page.goto('/admin/orderlist');
-    const row = admin.page.getByRole('row').filter({ hasText: order._id });
+    const row = admin.page.getByRole('row').filter({ hasText: order.orderNumber });
     await expect.poll(() => row.count()).toBe(1);
     const headers = await admin.page.getByRole('columnheader').allInnerTexts();
     const paidColumn = headers.findIndex((text) => text.trim() === 'PAID');

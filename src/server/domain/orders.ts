@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gte, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
 import { ADMIN_LIST_PAGE_SIZE, MAX_LINE_QTY, PAYMENT_METHOD } from '../../shared/constants.js';
 import { formatKsh, fromCents, toCents } from '../../shared/money.js';
+import { normaliseOrderNumber } from '../../shared/order-number.js';
 import { orderTotals } from '../../shared/pricing.js';
 import {
   type CreateOrderBody,
@@ -271,9 +272,10 @@ function phoneSpellings(digits: string): string[] {
 }
 
 /**
- * What an admin's search matches: an order id from its first characters (the list shows 8 on a
- * phone), part of the shopper's name or email (any case), or part of the phone the order ships to.
- * Each has an index (migration 0008); the shopper's part is a semi-join on the users' indexes.
+ * What an admin's search matches: the order number (as the shopper reads it out: case, spaces and
+ * dashes ignored), an order id from its first characters, part of the shopper's name or email (any
+ * case), or part of the phone the order ships to. Each has an index (orders_number_idx, migration
+ * 0010); the shopper's part is a semi-join on the users' indexes.
  */
 function orderSearch(keyword: string): SQL {
   const kw = keyword.toLowerCase();
@@ -281,6 +283,8 @@ function orderSearch(keyword: string): SQL {
   const matches: SQL[] = [
     sql`${orders.userId} IN (SELECT u.id FROM ${users} u WHERE lower(u.name) LIKE ${contains} OR u.email LIKE ${contains})`,
   ];
+  const number = normaliseOrderNumber(keyword);
+  if (number) matches.push(eq(orders.number, number));
   if (/^[0-9a-f-]+$/.test(kw)) matches.push(sql`${orders.id}::text LIKE ${`${escapeLike(kw)}%`}`);
   const digits = kw.replace(/[\s+()-]/g, '');
   if (/^\d{3,}$/.test(digits)) {
