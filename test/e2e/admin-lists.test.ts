@@ -64,25 +64,25 @@ describe('the admin lists on a phone', () => {
       expect(await paidCard.getByText(label, { exact: true }).isVisible()).toBe(true);
     }
     expect(await paidCard.getByText('Akinyi Mobile').isVisible()).toBe(true);
-    expect(await paidCard.getByRole('button', { name: `Mark order ${paidOrder._id} as paid` }).isDisabled()).toBe(true);
+    expect(await paidCard.getByRole('button', { name: `Mark order ${paidOrder.orderNumber} as paid` }).isDisabled()).toBe(true);
     const unpaidCard = list.getByRole('listitem').filter({ hasText: unpaidOrder.orderNumber });
-    expect(await unpaidCard.getByRole('button', { name: `Mark order ${unpaidOrder._id} as paid` }).isEnabled()).toBe(true);
-    expect(await unpaidCard.getByRole('link', { name: `Details of order ${unpaidOrder._id}` }).isVisible()).toBe(true);
-    expect(await unpaidCard.getByRole('button', { name: `Delete order ${unpaidOrder._id}` }).isVisible()).toBe(true);
+    expect(await unpaidCard.getByRole('button', { name: `Mark order ${unpaidOrder.orderNumber} as paid` }).isEnabled()).toBe(true);
+    expect(await unpaidCard.getByRole('link', { name: `Details of order ${unpaidOrder.orderNumber}` }).isVisible()).toBe(true);
+    expect(await unpaidCard.getByRole('button', { name: `Delete order ${unpaidOrder.orderNumber}` }).isVisible()).toBe(true);
     await expectNoSidewaysScroll(page);
     await screenshot(page, 'admin-list-orders');
 
     await page.getByRole('button', { name: 'To deliver' }).click();
     await page.waitForURL((url) => url.searchParams.get('isPaid') === 'true' && url.searchParams.get('isDelivered') === 'false');
     await expect.poll(() => list.getByRole('listitem').count()).toBe(1);
-    expect(await list.getByRole('listitem').first().textContent()).toContain(paidOrder._id);
+    expect(await list.getByRole('listitem').first().textContent()).toContain(paidOrder.orderNumber);
 
     // Mark As Paid from the list: the card's button disables itself once the order is paid.
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await expect.poll(() => list.getByRole('listitem').count()).toBe(2);
-    await unpaidCard.getByRole('button', { name: `Mark order ${unpaidOrder._id} as paid` }).click();
+    await unpaidCard.getByRole('button', { name: `Mark order ${unpaidOrder.orderNumber} as paid` }).click();
     await expect
-      .poll(() => unpaidCard.getByRole('button', { name: `Mark order ${unpaidOrder._id} as paid` }).isDisabled())
+      .poll(() => unpaidCard.getByRole('button', { name: `Mark order ${unpaidOrder.orderNumber} as paid` }).isDisabled())
       .toBe(true);
     expect((await api.get<Order>(`/api/orders/${unpaidOrder._id}`)).body.isPaid).toBe(true);
     expect(problems).toEqual([]);

@@ -151,7 +151,7 @@ describe('an admin manages the shop from the browser', () => {
     await admin.page.goto('/admin/orderlist');
     await expect.poll(() => admin.page.getByRole('heading', { name: 'Orders' }).isVisible()).toBe(true);
     await screenshotBoth(admin.page, 'admin-orders');
-    await admin.page.getByRole('link', { name: `Details of order ${order._id}` }).click();
+    await admin.page.getByRole('link', { name: `Details of order ${order.orderNumber}` }).click();
     await admin.page.waitForURL(`**/order/${order._id}`);
     await admin.page.getByRole('button', { name: 'Mark As Paid' }).click();
     await expect.poll(() => admin.page.getByText(/^Paid on \d{4}-\d{2}-\d{2}/).isVisible()).toBe(true);
@@ -171,7 +171,7 @@ describe('an admin manages the shop from the browser', () => {
     const second = (await placeOrder(buyer, [{ _id: product._id, qty: 2 }], NAIROBI_ADDRESS)).body as Order;
     const stockBefore = (await api.get<Product>(`/api/products/${product._id}`)).body.countInStock;
     await admin.page.goto('/admin/orderlist');
-    await admin.page.getByRole('button', { name: `Delete order ${second._id}` }).click();
+    await admin.page.getByRole('button', { name: `Delete order ${second.orderNumber}` }).click();
     await expect.poll(() => admin.page.getByText('Are you sure you want to delete this order?').isVisible()).toBe(true);
     await confirm(admin.page, 'Delete');
     await expect.poll(() => admin.page.getByText('Order deleted').isVisible()).toBe(true);

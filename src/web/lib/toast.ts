@@ -10,8 +10,11 @@ type Kind = 'error' | 'success';
 let wanted = false;
 const listeners = new Set<() => void>();
 
-/** Error toasts still on screen: a success clears them, so a fixed mistake stops being shown. */
-const openErrors = new Set<string | number>();
+/** At most this many toasts at once: a new one takes the place of the oldest, never waits behind it. */
+const MAX_SHOWN = 2;
+/** Toasts on screen, oldest first, and which of them are errors. */
+const shown: (string | number)[] = [];
+const errors = new Set<string | number>();
 
 function show(kind: Kind, msg: string): void {
   if (!wanted) {
@@ -19,14 +22,18 @@ function show(kind: Kind, msg: string): void {
     for (const listener of listeners) listener();
   }
   void import('react-toastify').then(({ toast }) => {
-    if (kind === 'success') {
-      for (const id of openErrors) toast.dismiss(id);
-      openErrors.clear();
-      toast.success(msg);
-      return;
-    }
-    const id = toast.error(msg, { onClose: () => openErrors.delete(id) });
-    openErrors.add(id);
+    // A success clears the errors still shown, so a mistake the shopper fixed stops being shown.
+    if (kind === 'success') for (const id of errors) toast.dismiss(id);
+    while (shown.length >= MAX_SHOWN) toast.dismiss(shown.shift());
+    const id = toast[kind](msg, {
+      onClose: () => {
+        const at = shown.indexOf(id);
+        if (at >= 0) shown.splice(at, 1);
+        errors.delete(id);
+      },
+    });
+    shown.push(id);
+    if (kind === 'error') errors.add(id);
   });
 }
 

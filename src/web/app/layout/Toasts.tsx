@@ -3,8 +3,8 @@ import 'react-toastify/dist/ReactToastify.css';
 
 /**
  * Toasts top-right for 5 s (docs/product-rules.md, Constants); loaded with the first toast
- * (lib/toast.ts). At most two at once, so they never bury the page; compact on a phone (styles.css).
+ * (lib/toast.ts), which shows at most two at once. Compact on a phone (styles.css).
  */
 export default function Toasts() {
-  return <ToastContainer position="top-right" autoClose={5000} newestOnTop limit={2} />;
+  return <ToastContainer position="top-right" autoClose={5000} newestOnTop />;
 }

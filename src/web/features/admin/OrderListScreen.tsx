@@ -2,7 +2,6 @@ import { type FormEvent, useEffect, useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import Col from 'react-bootstrap/Col';
 import Form from 'react-bootstrap/Form';
-import InputGroup from 'react-bootstrap/InputGroup';
 import Row from 'react-bootstrap/Row';
 import Spinner from 'react-bootstrap/Spinner';
 import { useSearchParams } from 'react-router';
@@ -10,7 +9,7 @@ import { nairobiDay } from '../../../shared/dates';
 import type { Order } from '../../../shared/schemas/orders';
 import { paths } from '../../app/paths';
 import ConfirmDialog from '../../components/ConfirmDialog';
-import { CrossIcon, SearchIcon } from '../../components/icons';
+import { CrossIcon } from '../../components/icons';
 import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
@@ -19,6 +18,7 @@ import Price from '../../components/Price';
 import { errorMessage } from '../../lib/errors';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { type OrderListParams, useDeleteOrderMutation, useGetOrdersPageQuery, useMarkPaidMutation } from '../orders/api';
+import { ListSearchField, listAddress } from './ListControls';
 import { buttonSize, type ListColumn, ResponsiveList, RowActions } from './TableParts';
 
 /** A filter choice as kept in the address: '' for all, else 'true' or 'false'. */
@@ -100,17 +100,7 @@ export default function OrderListScreen() {
   const [searchText, setSearchText] = useState(keyword);
   useEffect(() => setSearchText(keyword), [keyword]);
 
-  /** The address of this list with some parameters changed; any change but the page starts at page 1. */
-  function linkWith(changes: Record<string, string | null>): string {
-    const next = new URLSearchParams(searchParams);
-    for (const [name, value] of Object.entries(changes)) {
-      if (value === null || value === '') next.delete(name);
-      else next.set(name, value);
-    }
-    if (!('page' in changes)) next.delete('page');
-    const text = next.toString();
-    return text ? `${paths.admin.orders}?${text}` : paths.admin.orders;
-  }
+  const linkWith = (changes: Record<string, string | null>) => listAddress(paths.admin.orders, searchParams, changes);
 
   function update(changes: Record<string, string | null>) {
     setSearchParams(new URLSearchParams(linkWith(changes).split('?')[1] ?? ''), { replace: true });
@@ -150,21 +140,13 @@ export default function OrderListScreen() {
       <Form className="mb-3" onSubmit={search} aria-label="Filter orders">
         <Row className="g-2 align-items-end">
           <Col xs={12} lg={4}>
-            <Form.Group controlId="order-search">
-              <Form.Label>Search orders</Form.Label>
-              <InputGroup>
-                <Form.Control
-                  type="search"
-                  value={searchText}
-                  onChange={(e) => setSearchText(e.target.value)}
-                  maxLength={100}
-                  placeholder="Order id, name, email or phone"
-                />
-                <Button type="submit" variant="outline-dark" aria-label="Search">
-                  <SearchIcon />
-                </Button>
-              </InputGroup>
-            </Form.Group>
+            <ListSearchField
+              id="order-search"
+              label="Search orders"
+              placeholder="Order number, name, email or phone"
+              value={searchText}
+              onChange={setSearchText}
+            />
           </Col>
           <Col xs={6} md={3} lg={2}>
             <Form.Group controlId="order-filter-paid">
@@ -244,9 +226,9 @@ export default function OrderListScreen() {
               <RowActions
                 layout={layout}
                 to={paths.order(order._id)}
-                linkLabel={`Details of order ${order._id}`}
+                linkLabel={`Details of order ${order.orderNumber}`}
                 link="Details"
-                deleteLabel={`Delete order ${order._id}`}
+                deleteLabel={`Delete order ${order.orderNumber}`}
                 deleting={deleting && deletingId === order._id}
                 onDelete={() => setOrderToDelete(order)}
               >
@@ -254,7 +236,7 @@ export default function OrderListScreen() {
                   variant="outline-dark"
                   size={buttonSize(layout)}
                   className={layout === 'card' ? 'tap-target' : 'me-2'}
-                  aria-label={`Mark order ${order._id} as paid`}
+                  aria-label={`Mark order ${order.orderNumber} as paid`}
                   title={order.isPaid ? 'Already paid' : undefined}
                   disabled={order.isPaid || (marking && markingId === order._id)}
                   onClick={() => markAsPaid(order)}

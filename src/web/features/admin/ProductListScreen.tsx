@@ -3,14 +3,13 @@ import Badge from 'react-bootstrap/Badge';
 import Button from 'react-bootstrap/Button';
 import Col from 'react-bootstrap/Col';
 import Form from 'react-bootstrap/Form';
-import InputGroup from 'react-bootstrap/InputGroup';
 import Row from 'react-bootstrap/Row';
 import Spinner from 'react-bootstrap/Spinner';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import type { AdminProduct } from '../../../shared/schemas/products';
 import { paths } from '../../app/paths';
 import ConfirmDialog from '../../components/ConfirmDialog';
-import { EditIcon, SearchIcon } from '../../components/icons';
+import { EditIcon } from '../../components/icons';
 import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
@@ -19,6 +18,7 @@ import Price from '../../components/Price';
 import { errorMessage } from '../../lib/errors';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { useCreateProductMutation, useDeleteProductMutation, useGetAdminProductsQuery } from './api';
+import { ListSearchField } from './ListControls';
 import { IdText, type ListColumn, ResponsiveList, RowActions } from './TableParts';
 
 /** A page of the admin list, keeping the search in the query string so paging keeps it. */
@@ -119,21 +119,13 @@ export default function ProductListScreen() {
       </Row>
 
       <Form onSubmit={search} role="search" className="mb-3">
-        <Form.Group controlId="admin-product-search">
-          <Form.Label>Search products</Form.Label>
-          <InputGroup>
-            <Form.Control
-              type="search"
-              value={searchText}
-              onChange={(e) => setSearchText(e.target.value)}
-              maxLength={100}
-              placeholder="Name, category or description"
-            />
-            <Button type="submit" variant="outline-dark" aria-label="Search">
-              <SearchIcon />
-            </Button>
-          </InputGroup>
-        </Form.Group>
+        <ListSearchField
+          id="admin-product-search"
+          label="Search products"
+          placeholder="Name, category or description"
+          value={searchText}
+          onChange={setSearchText}
+        />
         {keyword && (
           <div className="mt-2 small d-flex flex-wrap align-items-center gap-2">
             <span>

@@ -1,15 +1,13 @@
 import { type FormEvent, useEffect, useState } from 'react';
-import Button from 'react-bootstrap/Button';
 import Col from 'react-bootstrap/Col';
 import Form from 'react-bootstrap/Form';
-import InputGroup from 'react-bootstrap/InputGroup';
 import Row from 'react-bootstrap/Row';
 import { useSearchParams } from 'react-router';
 import type { PublicUser } from '../../../shared/schemas/users';
 import { paths } from '../../app/paths';
 import { useAppSelector } from '../../app/store';
 import ConfirmDialog from '../../components/ConfirmDialog';
-import { CheckIcon, CrossIcon, EditIcon, SearchIcon } from '../../components/icons';
+import { CheckIcon, CrossIcon, EditIcon } from '../../components/icons';
 import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
@@ -17,6 +15,7 @@ import Paginate from '../../components/Paginate';
 import { errorMessage } from '../../lib/errors';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { useDeleteUserMutation, useGetUsersPageQuery } from './api';
+import { ListSearchField, listAddress } from './ListControls';
 import { IdText, type ListColumn, ResponsiveList, RowActions } from './TableParts';
 
 const columns: ListColumn<PublicUser>[] = [
@@ -60,17 +59,7 @@ export default function UserListScreen() {
   const [searchText, setSearchText] = useState(keyword);
   useEffect(() => setSearchText(keyword), [keyword]);
 
-  /** The address of this list with some parameters changed; any change but the page starts at page 1. */
-  function linkWith(changes: Record<string, string | null>): string {
-    const next = new URLSearchParams(searchParams);
-    for (const [name, value] of Object.entries(changes)) {
-      if (value === null || value === '') next.delete(name);
-      else next.set(name, value);
-    }
-    if (!('page' in changes)) next.delete('page');
-    const text = next.toString();
-    return text ? `${paths.admin.users}?${text}` : paths.admin.users;
-  }
+  const linkWith = (changes: Record<string, string | null>) => listAddress(paths.admin.users, searchParams, changes);
 
   function update(changes: Record<string, string | null>) {
     setSearchParams(new URLSearchParams(linkWith(changes).split('?')[1] ?? ''), { replace: true });
@@ -102,21 +91,13 @@ export default function UserListScreen() {
       <Form role="search" onSubmit={search} className="mb-3">
         <Row className="g-2 align-items-end">
           <Col xs={12} md={6}>
-            <Form.Group controlId="admin-user-search">
-              <Form.Label>Search users</Form.Label>
-              <InputGroup>
-                <Form.Control
-                  type="search"
-                  value={searchText}
-                  onChange={(e) => setSearchText(e.target.value)}
-                  maxLength={100}
-                  placeholder="Name or email"
-                />
-                <Button type="submit" variant="outline-dark" aria-label="Search">
-                  <SearchIcon />
-                </Button>
-              </InputGroup>
-            </Form.Group>
+            <ListSearchField
+              id="admin-user-search"
+              label="Search users"
+              placeholder="Name or email"
+              value={searchText}
+              onChange={setSearchText}
+            />
           </Col>
           <Col xs="auto" className="pb-2">
             <Form.Check
