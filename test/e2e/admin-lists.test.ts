@@ -66,7 +66,9 @@ describe('the admin lists on a phone', () => {
     expect(await paidCard.getByText('Akinyi Mobile').isVisible()).toBe(true);
     expect(await paidCard.getByRole('button', { name: `Mark order ${paidOrder.orderNumber} as paid` }).isDisabled()).toBe(true);
     const unpaidCard = list.getByRole('listitem').filter({ hasText: unpaidOrder.orderNumber });
-    expect(await unpaidCard.getByRole('button', { name: `Mark order ${unpaidOrder.orderNumber} as paid` }).isEnabled()).toBe(true);
+    expect(await unpaidCard.getByRole('button', { name: `Mark order ${unpaidOrder.orderNumber} as paid` }).isEnabled()).toBe(
+      true,
+    );
     expect(await unpaidCard.getByRole('link', { name: `Details of order ${unpaidOrder.orderNumber}` }).isVisible()).toBe(true);
     expect(await unpaidCard.getByRole('button', { name: `Delete order ${unpaidOrder.orderNumber}` }).isVisible()).toBe(true);
     await expectNoSidewaysScroll(page);

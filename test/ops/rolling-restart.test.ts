@@ -38,9 +38,25 @@ interface Failure {
   body: string;
 }
 
+/** The drain deploy/env.example ships, which the units must ship too. */
+const SHIPPED_DRAIN_MS = shippedSetting('deploy/env.example', /^SHUTDOWN_DRAIN_MS=(\d+)$/m);
+
 const cleanups: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => console.error('cleanup failed', error));
+});
+
+describe('the shipped rolling-restart settings', () => {
+  it('ships a drain that outlasts nginx keeping a refused instance out, in the env file and the systemd unit', () => {
+    const failTimeout = shippedSetting('deploy/nginx.conf', /max_fails=\d+ fail_timeout=(\d+)s;/);
+    const idleKeepalive = shippedSetting('deploy/nginx.conf', /^\s*keepalive_timeout (\d+)s;/m);
+    expect(shippedSetting('deploy/duka@.service', /^Environment=SHUTDOWN_DRAIN_MS=(\d+)$/m)).toBe(SHIPPED_DRAIN_MS);
+    expect(shippedSetting('deploy/duka.service', /^Environment=SHUTDOWN_DRAIN_MS=(\d+)$/m)).toBe(SHIPPED_DRAIN_MS);
+    // While one instance drains, the other (just restarted, refused for a moment) must be back
+    // in nginx's rotation; and nginx must have let go of every idle connection to the draining one.
+    expect(Number(SHIPPED_DRAIN_MS)).toBeGreaterThan(Number(failTimeout) * 1000);
+    expect(Number(SHIPPED_DRAIN_MS)).toBeGreaterThan(Number(idleKeepalive) * 1000);
+  });
 });
 
 // Two instances need a shared database: on the embedded PGlite run there is nothing to restart in turn.
@@ -51,7 +67,6 @@ if (NGINX && POSTGRES) {
     let env: Record<string, string>;
     const instances: ShopProcess[] = [];
     let ports: [number, number];
-    const drainMs = shippedSetting('deploy/env.example', /^SHUTDOWN_DRAIN_MS=(\d+)$/m);
 
     beforeAll(async () => {
       const prefix = await fsp.mkdtemp(path.join(os.tmpdir(), 'duka-rolling-'));
@@ -81,7 +96,7 @@ if (NGINX && POSTGRES) {
         MPESA_CONSUMER_KEY: 'unused-key',
         MPESA_CONSUMER_SECRET: 'unused-secret',
         RATE_LIMIT_REGISTER_MAX: '100000',
-        SHUTDOWN_DRAIN_MS: drainMs,
+        SHUTDOWN_DRAIN_MS: SHIPPED_DRAIN_MS,
       };
       for (const port of ports) {
         const instance = await ShopProcess.start({ ...env, PORT: String(port) }, 120_000);
@@ -91,17 +106,6 @@ if (NGINX && POSTGRES) {
       nginx = await startNginx(prefix, nginxPorts);
       cleanups.push(nginx.stop);
     }, 240_000);
-
-    it('ships a drain that outlasts nginx keeping a refused instance out, in the env file and the systemd unit', () => {
-      const failTimeout = shippedSetting('deploy/nginx.conf', /max_fails=\d+ fail_timeout=(\d+)s;/);
-      const idleKeepalive = shippedSetting('deploy/nginx.conf', /^\s*keepalive_timeout (\d+)s;/m);
-      expect(shippedSetting('deploy/duka@.service', /^Environment=SHUTDOWN_DRAIN_MS=(\d+)$/m)).toBe(drainMs);
-      expect(shippedSetting('deploy/duka.service', /^Environment=SHUTDOWN_DRAIN_MS=(\d+)$/m)).toBe(drainMs);
-      // While one instance drains, the other (just restarted, refused for a moment) must be back
-      // in nginx's rotation; and nginx must have let go of every idle connection to the draining one.
-      expect(Number(drainMs)).toBeGreaterThan(Number(failTimeout) * 1000);
-      expect(Number(drainMs)).toBeGreaterThan(Number(idleKeepalive) * 1000);
-    });
 
     it('drops no request and loses no order while each instance is restarted in turn', async () => {
       const fetchThroughNginx = fetchWithCa(nginx.ca);

@@ -164,7 +164,8 @@ export async function startChildShop(env: Record<string, string>): Promise<Child
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 45_000;
+  // A fresh shop migrates and seeds first: on a loaded 2-core machine that alone can take a minute.
+  const deadline = Date.now() + 90_000;
   while (!output.includes('Duka is open')) {
     if (child.exitCode !== null) throw new Error(`the shop exited: ${output}`);
     if (Date.now() > deadline) {
