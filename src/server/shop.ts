@@ -14,6 +14,7 @@ import { seedShop } from './db/seed.js';
 import type { CatalogChanges } from './domain/catalog-changes.js';
 import { importLegacyUploads } from './domain/images.js';
 import { openExceptionCounts } from './domain/payments/ledger.js';
+import { stopListening } from './http/stop-listening.js';
 import { outboxTransport, smtpTransport } from './mail/mailer.js';
 import { createNotifications } from './mail/notifications.js';
 import { MailWorker, mailQueueDepth } from './mail/queue.js';
@@ -221,7 +222,12 @@ export async function startShop(config: AppConfig, options: { database?: Databas
     let closed: Promise<void> | undefined;
     const close = async () => {
       running.beginShutdown();
-      if (config.shutdownDrainMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
+      if (config.shutdownDrainMs > 0) {
+        await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
+        // Behind nginx: refuse new connections (nginx sends those to the other instance) and let
+        // the ones just opened bring their request, before anything is closed under them.
+        await stopListening(running.server, 2_000);
+      }
       await running.close();
       await payments.close();
       await worker.stop();
