@@ -1,10 +1,10 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { normaliseOrderNumber } from '../../shared/order-number.js';
 import type { Queryable } from '../db/client.js';
-import { mpesaCallbacks, orders } from '../db/schema.js';
+import { orders } from '../db/schema.js';
 import { recordPayment } from '../domain/payments/ledger.js';
 import { amountOf, isRecord, nonEmptyString, parseDarajaDate } from './daraja-callback.js';
-import { type PaymentDeps, storeCallback } from './payments.js';
+import { finishCallback, type PaymentDeps, storeCallback } from './payments.js';
 
 /**
  * Lipa na M-Pesa by Paybill or Till (C2B): the shopper pays from the M-Pesa menu, and Daraja
@@ -52,13 +52,10 @@ export function parseC2bBody(body: string): C2bPayment | null {
 }
 
 /** The order an account number names, ignoring case, spaces and dashes. */
-export async function orderForAccount(
-  db: Queryable,
-  accountNumber: string,
-): Promise<{ id: string; isPaid: boolean } | undefined> {
+export async function orderForAccount(db: Queryable, accountNumber: string): Promise<{ id: string } | undefined> {
   const number = normaliseOrderNumber(accountNumber);
   if (!number) return undefined;
-  const [order] = await db.select({ id: orders.id, isPaid: orders.isPaid }).from(orders).where(eq(orders.number, number));
+  const [order] = await db.select({ id: orders.id }).from(orders).where(eq(orders.number, number));
   return order;
 }
 
@@ -107,10 +104,7 @@ export async function processC2bConfirmation(deps: PaymentDeps, stored: { id: st
     );
     return recorded.kind;
   });
-  await deps.db
-    .update(mpesaCallbacks)
-    .set({ outcome, processedAt: sql`now()`, attempts: sql`${mpesaCallbacks.attempts} + 1` })
-    .where(eq(mpesaCallbacks.id, stored.id));
+  await finishCallback(deps.db, stored.id, outcome);
   return outcome;
 }
 

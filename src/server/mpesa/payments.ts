@@ -294,7 +294,7 @@ export async function storeCallback(
   return row;
 }
 
-async function finishCallback(db: Queryable, id: string, outcome: string): Promise<void> {
+export async function finishCallback(db: Queryable, id: string, outcome: string): Promise<void> {
   await db
     .update(mpesaCallbacks)
     .set({ outcome, processedAt: sql`now()`, attempts: sql`${mpesaCallbacks.attempts} + 1` })
