@@ -218,6 +218,65 @@ describe('placing an order', () => {
   });
 });
 
+describe('placing an order again with the same Idempotency-Key', () => {
+  const orderWithKey = (shopper: ApiClient, productId: string, key: string, qty = 1) =>
+    shopper.request<Order>('POST', '/api/orders', {
+      json: { orderItems: [{ _id: productId, qty }], shippingAddress: NAIROBI_ADDRESS },
+      headers: { 'Idempotency-Key': key },
+    });
+
+  it('answers the order the first request placed, and takes the stock once', async () => {
+    const product = await createProduct(admin, { price: 300, countInStock: 10 });
+    const shopper = await shop.shopper();
+    const first = await orderWithKey(shopper, product._id, 'checkout-7f3a');
+    expect(first.status).toBe(201);
+    // The repeat comes back with the first answer, even with another body: it is the same checkout.
+    const again = await orderWithKey(shopper, product._id, 'checkout-7f3a', 3);
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(first.body);
+    expect((await getProduct(admin, product._id)).countInStock).toBe(9);
+    expect((await shopper.get<Order[]>('/api/orders/myorders')).body.map((o) => o._id)).toEqual([first.body._id]);
+    // Another key is another order.
+    const other = await orderWithKey(shopper, product._id, 'checkout-91bc');
+    expect(other.body._id).not.toBe(first.body._id);
+    expect((await getProduct(admin, product._id)).countInStock).toBe(8);
+  });
+
+  it('places one order when the same key arrives many times at once', async () => {
+    const product = await createProduct(admin, { price: 120, countInStock: 50 });
+    const shopper = await shop.shopper();
+    const answers = await Promise.all(Array.from({ length: 8 }, () => orderWithKey(shopper, product._id, 'double-tap')));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(201));
+    expect(new Set(answers.map((answer) => answer.body._id)).size).toBe(1);
+    expect((await getProduct(admin, product._id)).countInStock).toBe(49);
+    expect((await shopper.get<Order[]>('/api/orders/myorders')).body).toHaveLength(1);
+  });
+
+  it("keeps each shopper's keys their own", async () => {
+    const product = await createProduct(admin, { price: 75, countInStock: 10 });
+    const [amina, baraka] = await Promise.all([shop.shopper('Amina'), shop.shopper('Baraka')]);
+    const hers = await orderWithKey(amina, product._id, 'same-key');
+    const his = await orderWithKey(baraka, product._id, 'same-key');
+    expect([hers.status, his.status]).toEqual([201, 201]);
+    expect(his.body._id).not.toBe(hers.body._id);
+    expect(his.body.user?.name).toBe('Baraka');
+    expect((await getProduct(admin, product._id)).countInStock).toBe(8);
+  });
+
+  it('refuses a key that is empty, too long or not plain ASCII, and places nothing', async () => {
+    const product = await createProduct(admin, { price: 75, countInStock: 10 });
+    const shopper = await shop.shopper();
+    for (const key of ['', 'k'.repeat(129), 'ufunguo wa siri', 'café']) {
+      expectClientError(
+        await orderWithKey(shopper, product._id, key),
+        400,
+        /Idempotency-Key must be 1 to 128 visible ASCII characters/,
+      );
+    }
+    expect((await getProduct(admin, product._id)).countInStock).toBe(10);
+  });
+});
+
 describe('order numbers', () => {
   it('gives every order a short number to read aloud and pay with: 8 characters, no 0/O or 1/I, unique, the same everywhere', async () => {
     const shopper = await shop.shopper();

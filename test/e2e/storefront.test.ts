@@ -4,9 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEARCH_RESULTS_CAP } from '../../src/shared/constants.js';
 import { formatKsh } from '../../src/shared/money.js';
 import { orderTotals } from '../../src/shared/pricing.js';
+import type { Order } from '../../src/shared/schemas/orders.js';
 import type { Product, ProductPage } from '../../src/shared/schemas/products.js';
 import type { TestShop } from '../support/shop.js';
-import { DESKTOP, launchBrowser, newVisitor, PHONE, screenshotBoth, startWebShop } from './support/browser.js';
+import { DESKTOP, launchBrowser, newVisitor, PHONE, screenshotBoth, signIn, startWebShop } from './support/browser.js';
 
 let shop: TestShop;
 let browser: Browser;
@@ -113,6 +114,58 @@ describe('a shopper buys something, end to end', () => {
     await screenshotBoth(page, 'profile');
     expect((await shop.client().get<Product>(`/api/products/${phone._id}`)).body.countInStock).toBe(phone.countInStock - 3);
     expect(problems).toEqual([]);
+    await context.close();
+  });
+});
+
+describe('placing an order over a connection that drops', () => {
+  it('opens the order already placed when the first answer was lost, rather than placing a second', async () => {
+    const product = await productNamed('Ketepa');
+    const stockBefore = product.countInStock;
+    const email = newEmail();
+    const shopper = shop.client();
+    await shopper.signUp('Dropped Connection', email, 'dropped-pass-1');
+    const { page, problems, context } = await newVisitor(browser, shop, PHONE);
+    await signIn(page, email, 'dropped-pass-1');
+    await page.goto(`/products/${product._id}`);
+    await page.getByRole('button', { name: 'Add To Cart' }).click();
+    await page.waitForURL('**/cart');
+    await page.getByRole('button', { name: 'Proceed To Checkout' }).click();
+    await page.waitForURL('**/shipping');
+    await page.getByLabel('County', { exact: true }).fill('Kisumu');
+    await page.getByLabel('Phone Number').fill('0722334455');
+    await page.getByLabel('Postal Code').fill('40100');
+    await page.getByLabel('Sub County').fill('Kisumu Central');
+    await page.getByLabel('Ward').fill('Milimani');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL('**/place-order');
+
+    // The first Place Order reaches the shop, which places the order; its answer never arrives.
+    const keys: string[] = [];
+    let lostAnswer: Order | undefined;
+    await page.route('**/api/orders', async (route) => {
+      keys.push(route.request().headers()['idempotency-key'] ?? '');
+      if (lostAnswer) return route.continue();
+      lostAnswer = (await (await route.fetch()).json()) as Order;
+      return route.abort('connectionreset');
+    });
+    const placeOrder = page.getByRole('button', { name: 'Place Order' });
+    await placeOrder.click();
+    await expect.poll(() => lostAnswer?._id).toBeTruthy();
+    await expect.poll(() => placeOrder.isEnabled()).toBe(true);
+    expect(new URL(page.url()).pathname).toBe('/place-order');
+
+    // The shopper taps again: the same checkout, so the shop answers the order it placed.
+    await placeOrder.click();
+    await page.waitForURL(/\/order\/[0-9a-f-]{36}$/);
+    expect(page.url()).toContain(`/order/${lostAnswer?._id}`);
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^[0-9a-f]{32}$/);
+    expect(keys[1]).toBe(keys[0]);
+    const mine = (await shopper.get<Order[]>('/api/orders/myorders')).body;
+    expect(mine.map((order) => order._id)).toEqual([lostAnswer?._id]);
+    expect((await shop.client().get<Product>(`/api/products/${product._id}`)).body.countInStock).toBe(stockBefore - 1);
+    expect(problems.filter((problem) => !problem.includes('ERR_CONNECTION_RESET'))).toEqual([]);
     await context.close();
   });
 });

@@ -149,6 +149,8 @@ export interface RunningNginx {
   /** The test CA's certificate, for fetchWithCa. */
   ca: string;
   accessLog(): string;
+  /** nginx's warnings and errors: why an upstream failed (reset, refused, closed early). */
+  errorLog(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -184,6 +186,7 @@ export async function startNginx(prefix: string, ports: Ports): Promise<RunningN
     httpPort: ports.http,
     ca,
     accessLog: () => fs.readFileSync(path.join(prefix, 'logs', 'access.log'), 'utf8'),
+    errorLog: () => fsp.readFile(path.join(prefix, 'logs', 'error.log'), 'utf8'),
     stop,
   };
 }

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -13,7 +14,7 @@ import type { PaymentStatus } from '../../src/shared/schemas/payments.js';
 import type { ProductPage } from '../../src/shared/schemas/products.js';
 import { ShopProcess, sleep } from '../reliability/fault-process.js';
 import { ApiClient } from '../support/client.js';
-import { createProduct, expectClientError, placeOrder } from '../support/fixtures.js';
+import { createProduct, expectClientError, NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
 import { freePort } from '../support/ports.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, freshPostgresUrl } from '../support/shop.js';
 import { fetchWithCa, NGINX, nginxArgs, startNginx, waitForOutput, writePrefix } from './nginx-support.js';
@@ -280,6 +281,27 @@ if (NGINX && POSTGRES) {
       expect(statuses).toEqual([...Array<number>(LOGIN_LIMIT).fill(401), 429]);
     });
 
+    it("sends every POST an Idempotency-Key: the client's own, kept across instances, else a fresh one", async () => {
+      const admin = client();
+      await admin.signIn(ADMIN_EMAIL, ADMIN_PASSWORD);
+      const product = await createProduct(admin, { price: 90, countInStock: 20 });
+      const shopper = client();
+      await shopper.signUp('Keyed Shopper', `keyed-${randomBytes(4).toString('hex')}@example.com`, 'shopper-pass-1');
+      const order = (headers: Record<string, string>) =>
+        shopper.request<Order>('POST', '/api/orders', {
+          json: { orderItems: [{ _id: product._id, qty: 1 }], shippingAddress: NAIROBI_ADDRESS },
+          headers,
+        });
+      // Round robin sends the repeats to both instances: one order, the same answer from each.
+      const keyed = await Promise.all([1, 2, 3, 4].map(() => order({ 'Idempotency-Key': 'checkout-through-nginx' })));
+      expect(new Set(keyed.map((res) => res.body._id)).size).toBe(1);
+      // Without a key of its own each request is a new order: nginx's request ids differ.
+      const unkeyed = await Promise.all([1, 2].map(() => order({})));
+      expect(unkeyed.map((res) => res.status)).toEqual([201, 201]);
+      expect(unkeyed[0]?.body._id).not.toBe(unkeyed[1]?.body._id);
+      expect((await shopper.get<Order[]>('/api/orders/myorders')).body).toHaveLength(3);
+    });
+
     it('keeps serving through nginx while one instance is stopped', async () => {
       const stopped = instances[1];
       if (!stopped) throw new Error('two instances expected');
@@ -289,6 +311,38 @@ if (NGINX && POSTGRES) {
         const res = await shopper.get<ProductPage>('/api/products');
         expect(res.status, `request ${i + 1}`).toBe(200);
       }
+    });
+
+    it('retries an order on the other instance when the first resets the connection before reading it', async () => {
+      // What a stopping instance does to the connections the kernel had queued for it: a reset,
+      // with the request unread. Here a listener on the stopped instance's port does it to each.
+      let resets = 0;
+      const resetter = net.createServer((socket) => {
+        resets += 1;
+        socket.resetAndDestroy();
+      });
+      await new Promise<void>((resolve) => resetter.listen(upstreamPorts[1], '127.0.0.1', resolve));
+      cleanups.push(() => new Promise((resolve) => resetter.close(resolve)));
+
+      const admin = client();
+      await admin.signIn(ADMIN_EMAIL, ADMIN_PASSWORD);
+      const stock = 100_000;
+      const product = await createProduct(admin, { price: 60, countInStock: stock });
+      const shopper = client();
+      await shopper.signUp('Reset Shopper', `reset-${randomBytes(4).toString('hex')}@example.com`, 'shopper-pass-1');
+      // nginx leaves the stopped port out for fail_timeout, then tries it with one request: order
+      // until that request has been one of these.
+      const statuses: number[] = [];
+      const deadline = Date.now() + 20_000;
+      while (resets === 0 && Date.now() < deadline)
+        statuses.push((await placeOrder(shopper, [{ _id: product._id, qty: 1 }])).status);
+      expect(resets).toBeGreaterThan(0);
+      expect(statuses.filter((status) => status !== 201)).toEqual([]);
+      // Each answered order was placed once: the reset attempts never ran.
+      expect((await shopper.get<Order[]>('/api/orders/myorders')).body).toHaveLength(statuses.length);
+      expect((await admin.get<{ countInStock: number }>(`/api/products/${product._id}`)).body.countInStock).toBe(
+        stock - statuses.length,
+      );
     });
   });
 }

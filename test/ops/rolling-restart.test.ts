@@ -34,6 +34,8 @@ function shippedSetting(file: string, pattern: RegExp): string {
 
 interface Failure {
   what: string;
+  /** Which restart the request fell in, and when (ms since the load began), to match nginx's log. */
+  when: string;
   status: number | string;
   body: string;
 }
@@ -128,6 +130,9 @@ if (NGINX && POSTGRES) {
       const reads = ['/api/products', `/api/products/${product._id}`, '/api/products/top', '/', `/products/${product._id}`];
 
       const failures: Failure[] = [];
+      const began = Date.now();
+      let phase = 'before the restarts';
+      const when = () => `${phase}, at ${Date.now() - began} ms`;
       const placed = new Map<string, ApiClient>();
       let requests = 0;
       let running = true;
@@ -142,14 +147,15 @@ if (NGINX && POSTGRES) {
                 shippingAddress: NAIROBI_ADDRESS,
               });
               if (res.status === 201) placed.set(res.body._id, shopper);
-              else failures.push({ what, status: res.status, body: JSON.stringify(res.body).slice(0, 200) });
+              else failures.push({ what, when: when(), status: res.status, body: JSON.stringify(res.body).slice(0, 200) });
             } else {
               const res = await shopper.get(what.slice(4));
-              if (res.status !== 200) failures.push({ what, status: res.status, body: JSON.stringify(res.body).slice(0, 200) });
+              if (res.status !== 200)
+                failures.push({ what, when: when(), status: res.status, body: JSON.stringify(res.body).slice(0, 200) });
             }
             requests += 1;
           } catch (error) {
-            failures.push({ what, status: 'network error', body: String(error) });
+            failures.push({ what, when: when(), status: 'network error', body: String(error) });
           }
         }
       };
@@ -159,9 +165,12 @@ if (NGINX && POSTGRES) {
         const old = instances[index];
         if (!old) throw new Error('two instances expected');
         const before = requests;
+        phase = `draining instance ${index} (SIGTERM at ${Date.now() - began} ms)`;
         expect(await old.stop(), old.log()).toBe(0);
+        phase = `starting instance ${index} (exited at ${Date.now() - began} ms)`;
         // ShopProcess.start resolves once the new process's /api/health answers 200.
         instances[index] = await ShopProcess.start({ ...env, PORT: String(ports[index]) }, 120_000);
+        phase = `after restarting instance ${index} (healthy at ${Date.now() - began} ms)`;
         return requests - before;
       };
       const duringFirst = await restart(0);
@@ -174,7 +183,8 @@ if (NGINX && POSTGRES) {
       running = false;
       await Promise.all(load);
 
-      expect(failures).toEqual([]);
+      // nginx's own account of a failure (reset, refused, closed early) says which race it was.
+      expect(failures, failures.length ? await nginx.errorLog() : '').toEqual([]);
       // The load really ran through both restarts.
       expect(duringFirst).toBeGreaterThan(50);
       expect(duringSecond).toBeGreaterThan(50);

@@ -176,6 +176,12 @@ export const orders = pgTable(
     mpesaReceipt: text('mpesa_receipt'),
     isDelivered: boolean('is_delivered').notNull().default(false),
     deliveredAt: timestamp('delivered_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * The Idempotency-Key the order was placed with (the web app's, or nginx's request id), so a
+     * repeated POST (a shopper's retry over a dropped connection, nginx's retry on the other instance)
+     * answers the order already placed instead of placing another. Null for orders placed without one.
+     */
+    idempotencyKey: text('idempotency_key'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -184,6 +190,8 @@ export const orders = pgTable(
     index('orders_user_idx').on(t.userId, t.createdAt.desc()),
     index('orders_latest_idx').on(t.createdAt.desc()),
     uniqueIndex('orders_number_idx').on(t.number),
+    // A key is the shopper's own: two shoppers' keys never meet.
+    uniqueIndex('orders_idempotency_idx').on(t.userId, t.idempotencyKey).where(sql`${t.idempotencyKey} IS NOT NULL`),
     // The admin order list's filters, newest first: paid or not, and "to deliver" (paid, undelivered).
     index('orders_paid_latest_idx').on(t.isPaid, t.createdAt.desc()),
     index('orders_delivery_latest_idx').on(t.isDelivered, t.isPaid, t.createdAt.desc()),

@@ -13,7 +13,7 @@ import {
 } from '../../shared/schemas/orders.js';
 import type { Db, Queryable } from '../db/client.js';
 import { orderItems, orders, products, users } from '../db/schema.js';
-import { badRequest, notFound } from '../errors.js';
+import { badRequest, isUniqueViolation, notFound } from '../errors.js';
 import type { Notifications } from '../mail/notifications.js';
 import type { CatalogChanges } from './catalog-changes.js';
 import { drawOrderNumber } from './order-number.js';
@@ -153,10 +153,23 @@ function mergeLines(lines: CreateOrderBody['orderItems']): Map<string, number> {
   return merged;
 }
 
+/** The order this shopper already placed with this Idempotency-Key, if any. */
+async function orderPlacedWithKey(db: Queryable, userId: string, idempotencyKey: string): Promise<Order | undefined> {
+  const [earlier] = await db
+    .select({ id: orders.id })
+    .from(orders)
+    .where(and(eq(orders.userId, userId), eq(orders.idempotencyKey, idempotencyKey)));
+  return earlier ? loadExistingOrder(db, earlier.id) : undefined;
+}
+
 /**
  * Places an order: every price comes from the catalogue (what the client sends is ignored),
  * and each line's stock is taken in the same transaction with a conditional update, so two
  * shoppers can never both buy the last unit. Any line that cannot be filled rolls back the lot.
+ *
+ * With an idempotency key, a repeat of the request answers the order the first one placed, whatever
+ * its body: the first answer may have been lost on the way (a dropped mobile connection, an
+ * instance stopping under nginx), and the shopper must not pay for two orders.
  */
 export async function placeOrder(
   db: Db,
@@ -164,6 +177,32 @@ export async function placeOrder(
   customer: SessionUser,
   body: CreateOrderBody,
   notify: Notifications,
+  idempotencyKey?: string,
+): Promise<{ order: Order; repeated: boolean }> {
+  if (idempotencyKey) {
+    const earlier = await orderPlacedWithKey(db, customer.id, idempotencyKey);
+    if (earlier) return { order: earlier, repeated: true };
+  }
+  try {
+    return { order: await placeNewOrder(db, changes, customer, body, notify, idempotencyKey), repeated: false };
+  } catch (error) {
+    // The same key from a request still running when this one began: its order, now committed,
+    // is the answer, and this attempt's stock went back with its rollback.
+    if (idempotencyKey && isUniqueViolation(error, 'orders_idempotency_idx')) {
+      const earlier = await orderPlacedWithKey(db, customer.id, idempotencyKey);
+      if (earlier) return { order: earlier, repeated: true };
+    }
+    throw error;
+  }
+}
+
+async function placeNewOrder(
+  db: Db,
+  changes: CatalogChanges,
+  customer: SessionUser,
+  body: CreateOrderBody,
+  notify: Notifications,
+  idempotencyKey: string | undefined,
 ): Promise<Order> {
   const lines = mergeLines(body.orderItems);
   // Taking rows in id order means concurrent orders never wait on each other in a cycle.
@@ -216,6 +255,7 @@ export async function placeOrder(
           shippingCents: toCents(totals.shippingPrice),
           taxCents: toCents(totals.taxPrice),
           totalCents: toCents(totals.totalPrice),
+          idempotencyKey,
         })
         .onConflictDoNothing({ target: orders.number })
         .returning({ id: orders.id });

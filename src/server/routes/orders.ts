@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorBody, idParams, isPlainList, messageBody } from '../../shared/schemas/common.js';
-import { createOrderBody, order, orderListQuery, orderPage } from '../../shared/schemas/orders.js';
+import { createOrderBody, order, orderListQuery, orderPage, placeOrderHeaders } from '../../shared/schemas/orders.js';
 import type { Db } from '../db/client.js';
 import type { CatalogChanges } from '../domain/catalog-changes.js';
 import {
@@ -29,14 +29,29 @@ const orderRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; noti
     onRequest: app.requireUser,
     schema: {
       tags,
-      summary: 'Place an order; prices are computed by the server and stock is reserved',
+      summary:
+        'Place an order; prices are computed by the server and stock is reserved. A repeated Idempotency-Key answers the order it placed',
+      headers: placeOrderHeaders,
       body: createOrderBody,
       response: { 201: order, ...errors },
     },
     handler: async (request, reply) => {
-      const placed = await placeOrder(db, changes, currentUser(request), request.body, notify);
-      request.log.info({ orderId: placed._id, totalPrice: placed.totalPrice }, 'order placed');
-      ordersPlaced.inc();
+      const idempotencyKey = request.headers['idempotency-key'];
+      const { order: placed, repeated } = await placeOrder(
+        db,
+        changes,
+        currentUser(request),
+        request.body,
+        notify,
+        idempotencyKey,
+      );
+      if (repeated) {
+        // The first answer was lost on its way; this one repeats it.
+        request.log.info({ orderId: placed._id, idempotencyKey }, 'order placed earlier with this key');
+      } else {
+        request.log.info({ orderId: placed._id, totalPrice: placed.totalPrice }, 'order placed');
+        ordersPlaced.inc();
+      }
       return reply.status(201).send(placed);
     },
   });

@@ -45,6 +45,19 @@ export const createOrderBody = z.object({
 });
 export type CreateOrderBody = z.infer<typeof createOrderBody>;
 
+/**
+ * POST /api/orders takes an optional Idempotency-Key header: the same key from the same shopper
+ * answers the order it already placed. The web app sends one per checkout; nginx sends its request
+ * id when the client did not, so its retry of a POST on the other instance never orders twice.
+ */
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+export const placeOrderHeaders = z.object({
+  'idempotency-key': z
+    .string()
+    .regex(/^[\x21-\x7e]{1,128}$/, { error: 'Idempotency-Key must be 1 to 128 visible ASCII characters' })
+    .optional(),
+});
+
 export const orderItem = z.object({
   /** The product id; null once the product has been deleted. */
   _id: z.string().nullable(),

@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import Col from 'react-bootstrap/Col';
 import ListGroup from 'react-bootstrap/ListGroup';
@@ -11,6 +12,7 @@ import { useAppDispatch, useAppSelector } from '../../app/store';
 import CheckoutSteps from '../../components/CheckoutSteps';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
+import { newIdempotencyKey } from '../../lib/idempotency-key';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { type CartState, clearCartItems } from '../cart/cartSlice';
 import { useCreateOrderMutation } from '../orders/api';
@@ -23,18 +25,24 @@ function OrderReview({ cart, address }: { cart: CartState; address: ShippingAddr
   const dispatch = useAppDispatch();
   const navigate = useNavigate();
   const [createOrder, { isLoading }] = useCreateOrderMutation();
+  // One key for this review of the cart: tapping Place Order again after the answer was lost on a
+  // weak connection opens the order already placed rather than placing a second one.
+  const [idempotencyKey] = useState(newIdempotencyKey);
   const isEmpty = cart.cartItems.length === 0;
 
   /** Creates the order, clears the cart and opens the order page (docs/product-rules.md, Screens); failures toast each msg. */
   async function placeOrder() {
     try {
       const order = await createOrder({
-        orderItems: cart.cartItems.map(({ _id, name, image, price, qty }) => ({ _id, name, image, price, qty })),
-        shippingAddress: address,
-        itemsPrice: cart.itemsPrice,
-        shippingPrice: cart.shippingPrice,
-        taxPrice: cart.taxPrice,
-        totalPrice: cart.totalPrice,
+        order: {
+          orderItems: cart.cartItems.map(({ _id, name, image, price, qty }) => ({ _id, name, image, price, qty })),
+          shippingAddress: address,
+          itemsPrice: cart.itemsPrice,
+          shippingPrice: cart.shippingPrice,
+          taxPrice: cart.taxPrice,
+          totalPrice: cart.totalPrice,
+        },
+        idempotencyKey,
       }).unwrap();
       dispatch(clearCartItems());
       toastSuccess('Order placed');

@@ -1,5 +1,5 @@
 import type { MessageBody } from '../../../shared/schemas/common';
-import type { Order, OrderPage, ShippingAddress } from '../../../shared/schemas/orders';
+import { IDEMPOTENCY_KEY_HEADER, type Order, type OrderPage, type ShippingAddress } from '../../../shared/schemas/orders';
 import { api } from '../../app/api';
 
 export interface NewOrder {
@@ -9,6 +9,12 @@ export interface NewOrder {
   shippingPrice: number;
   taxPrice: number;
   totalPrice: number;
+}
+
+/** An order to place, with the key that makes a repeat of the same checkout answer the same order. */
+export interface OrderRequest {
+  order: NewOrder;
+  idempotencyKey: string;
 }
 
 /** The admin order list's parameters; a filter left out is not sent. */
@@ -24,8 +30,13 @@ export interface OrderListParams {
 /** Order calls (docs/product-rules.md, API: Orders). The server prices the order itself; the totals sent are informative. */
 export const ordersApi = api.injectEndpoints({
   endpoints: (build) => ({
-    createOrder: build.mutation<Order, NewOrder>({
-      query: (body) => ({ url: '/orders', method: 'POST', body }),
+    createOrder: build.mutation<Order, OrderRequest>({
+      query: ({ order, idempotencyKey }) => ({
+        url: '/orders',
+        method: 'POST',
+        body: order,
+        headers: { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey },
+      }),
       invalidatesTags: [
         { type: 'Order', id: 'LIST' },
         { type: 'Product', id: 'LIST' },
