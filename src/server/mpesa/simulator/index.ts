@@ -5,12 +5,18 @@
  * Safaricom's Daraja cannot be reached from development machines or CI (and its sandbox cannot be
  * told which result to return), so this small HTTP server stands in for it. It speaks Daraja's
  * wire contract — paths, request and response bodies, error bodies and status codes, as described
- * in docs/payments.md (Facts about Daraja the code relies on) — for the three calls the shop makes:
+ * in docs/payments.md (Facts about Daraja the code relies on) — for the calls the shop makes:
  *
  *   GET  /oauth/v1/generate?grant_type=client_credentials   (HTTP Basic consumer key:secret)
  *   POST /mpesa/stkpush/v1/processrequest                    (Bearer token)
  *   POST /mpesa/stkpushquery/v1/query                        (Bearer token)
+ *   POST /mpesa/c2b/v1|v2/registerurl                        (Bearer token)
+ *   POST /mpesa/c2b/v1|v2/simulate                           (Bearer token; sandbox's Paybill/Till payment)
  *
+ * A C2B payment (simulate) is the customer paying from their phone: when external validation is on
+ * (`c2bValidation`), the registered ValidationURL is asked first and its answer (or its silence, by
+ * the registered ResponseType) decides; then the money moves (a receipt) and the confirmation is
+ * POSTed to the ConfirmationURL, once, twice or never by the same phone-number table as STK.
  * After an accepted STK push, the "prompt" stays open for `callbackDelayMs`; then its outcome
  * resolves (chosen by the PhoneNumber, see SIMULATOR_OUTCOMES) and the callback is POSTed to the
  * push's CallBackURL, once, twice or never. The query answers "being processed" while the prompt is
@@ -31,6 +37,7 @@
  *
  * Standalone: `npx tsx src/server/mpesa/simulator/cli.ts` (see cli.ts).
  */
+import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -42,6 +49,7 @@ import {
   maskForLog,
   merchantRequestIdSequence,
   mpesaReceipt,
+  nairobiTimestamp,
   nairobiTransactionDate,
   newAccessToken,
   newRequestId,
@@ -66,6 +74,12 @@ export interface SimulatorOptions {
   slowAnswerMs?: number; // default 15000
   /** Faults 'late_success' and 'query_first': how long after the prompt resolves the late callback comes. */
   lateCallbackMs?: number; // default 30000
+  /** External validation on the shortcode (off by default, as on a real one until Safaricom enables it). */
+  c2bValidation?: boolean;
+  /** How long M-Pesa waits for the validation answer before the registered ResponseType decides. */
+  c2bValidationTimeoutMs?: number; // default 8000
+  /** 'sandbox' overwrites a registration; 'production' refuses a second one ("Urls are already registered."). */
+  c2bRegistration?: 'sandbox' | 'production';
   log?: (msg: string, data?: Record<string, unknown>) => void;
 }
 export interface CallbackDelivery {
@@ -81,13 +95,30 @@ export interface IssuedReceipt {
   receipt: string;
   amount: number;
   phone: string;
+  /** The STK prompt it paid; '' for a C2B (Paybill/Till) payment. */
   checkoutRequestId: string;
+  /** 'c2b': paid from the phone to the Paybill/Till; its account number as typed. */
+  via: 'stk' | 'c2b';
+  account?: string;
+  at: Date;
+}
+/** A C2B call the simulated M-Pesa made to the shop: a validation or a confirmation. */
+export interface C2bDelivery {
+  kind: 'validation' | 'confirmation';
+  transId: string;
+  url: string;
+  status: number | null;
+  /** What the shop answered (validation: its ResultCode decides the payment). */
+  answer: unknown;
+  error?: string;
+  body: Record<string, string>;
   at: Date;
 }
 export interface DarajaSimulator {
   url: string; // e.g. http://127.0.0.1:41234 (no trailing slash)
   deliveries: CallbackDelivery[]; // every callback POST attempted, in order
   receipts: IssuedReceipt[]; // every successful payment, in order: what the merchant's statement would list
+  c2bDeliveries: C2bDelivery[]; // every validation and confirmation POST attempted, in order
   tokensIssued: number; // how many OAuth tokens were handed out
   close(): Promise<void>; // stops the server and every pending timer
 }
@@ -190,6 +221,7 @@ const PATHS = {
   push: '/mpesa/stkpush/v1/processrequest',
   query: '/mpesa/stkpushquery/v1/query',
 } as const;
+const C2B_PATH = /^\/mpesa\/c2b\/(v1|v2)\/(registerurl|simulate)$/;
 
 const CALLBACK_TIMEOUT_MS = 5000;
 const SECOND_CALLBACK_GAP_MS = 200;
@@ -261,6 +293,10 @@ function describeFetchError(err: unknown): string {
   return err.message;
 }
 
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
 function hostForUrl(host: string): string {
   if (host === '0.0.0.0') return '127.0.0.1';
   if (host === '::') return '[::1]';
@@ -280,6 +316,7 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
   const callbackDelayMs = options.callbackDelayMs ?? 1500;
   const slowAnswerMs = options.slowAnswerMs ?? 15_000;
   const lateCallbackMs = options.lateCallbackMs ?? 30_000;
+  const c2bValidationTimeoutMs = options.c2bValidationTimeoutMs ?? 8_000;
   const log = options.log ?? (() => {});
 
   const tokens = new Map<string, number>(); // token → expiry (epoch ms)
@@ -470,7 +507,14 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
   function pay(checkout: Checkout, at: Date): string {
     let receipt = mpesaReceipt(at);
     while (receipts.some((r) => r.receipt === receipt)) receipt = mpesaReceipt(new Date(at.getTime() + receipts.length));
-    receipts.push({ receipt, amount: checkout.amount, phone: checkout.phone, checkoutRequestId: checkout.checkoutRequestId, at });
+    receipts.push({
+      receipt,
+      amount: checkout.amount,
+      phone: checkout.phone,
+      checkoutRequestId: checkout.checkoutRequestId,
+      via: 'stk',
+      at,
+    });
     checkout.queryResultCode = 0;
     return receipt;
   }
@@ -548,6 +592,165 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
     });
   }
 
+  // --- C2B: Paybill and Till -------------------------------------------------------------------
+
+  interface Registration {
+    version: 'v1' | 'v2';
+    responseType: 'Completed' | 'Cancelled';
+    confirmationUrl: string;
+    validationUrl: string;
+  }
+  const registrations = new Map<string, Registration>(); // ShortCode → its URLs
+  const balances = new Map<string, number>(); // ShortCode → simulated Utility account balance
+  const c2bDeliveries: C2bDelivery[] = [];
+  const conversationId = () =>
+    `${randomUUID().slice(0, 4)}-${randomUUID().slice(0, 4)}-${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+
+  function handleRegister(version: 'v1' | 'v2', body: Record<string, unknown>, res: ServerResponse): void {
+    const shortcode = numericString(body.ShortCode);
+    if (shortcode === null || !SHORTCODE_PATTERN.test(shortcode)) throw invalidField('ShortCode');
+    const responseType = body.ResponseType;
+    if (responseType !== 'Completed' && responseType !== 'Cancelled') throw invalidField('ResponseType');
+    if (!isCallbackUrl(body.ConfirmationURL)) throw invalidField('ConfirmationURL');
+    if (!isCallbackUrl(body.ValidationURL)) throw invalidField('ValidationURL');
+    if (options.c2bRegistration === 'production' && registrations.has(shortcode)) {
+      throw darajaError(500, '500.003.1001', 'Urls are already registered.');
+    }
+    registrations.set(shortcode, {
+      version,
+      responseType,
+      confirmationUrl: body.ConfirmationURL,
+      validationUrl: body.ValidationURL,
+    });
+    log('c2b: urls registered', { shortcode, version, responseType, to: originForLog(body.ConfirmationURL) });
+    sendJson(res, 200, { OriginatorCoversationID: conversationId(), ResponseCode: '0', ResponseDescription: 'Success' });
+  }
+
+  function handleSimulate(body: Record<string, unknown>, res: ServerResponse): void {
+    const shortcode = numericString(body.ShortCode);
+    if (shortcode === null || !SHORTCODE_PATTERN.test(shortcode)) throw invalidField('ShortCode');
+    const command = body.CommandID;
+    if (command !== 'CustomerPayBillOnline' && command !== 'CustomerBuyGoodsOnline') throw invalidField('CommandID');
+    const amount = parseAmount(body.Amount);
+    if (amount === null) throw invalidField('Amount');
+    const msisdn = numericString(body.Msisdn);
+    if (msisdn === null || !MSISDN_PATTERN.test(msisdn)) throw invalidField('Msisdn');
+    const typed = body.BillRefNumber ?? '';
+    if (typeof typed !== 'string' || [...typed].length > 20) throw invalidField('BillRefNumber');
+    // A till payment carries no account number: the customer has nowhere to type one.
+    const account = command === 'CustomerBuyGoodsOnline' ? '' : typed;
+    sendJson(res, 200, {
+      OriginatorCoversationID: conversationId(),
+      ResponseCode: '0',
+      ResponseDescription: 'Accept the service request successfully.',
+    });
+    const type = command === 'CustomerBuyGoodsOnline' ? 'Buy Goods' : 'Pay Bill';
+    void payFromPhone({ shortcode, type, amount, msisdn, account }).catch((error: unknown) =>
+      log('c2b: payment failed inside the simulator', { error: error instanceof Error ? error.message : String(error) }),
+    );
+  }
+
+  /** What the shop sees of the payer's number: v2 masks it, v1 hashes it. */
+  function payerFor(registration: Registration | undefined, msisdn: string): string {
+    if (registration?.version === 'v1') return createHash('sha256').update(msisdn).digest('hex');
+    return `${msisdn.slice(0, 4)} ***** ${msisdn.slice(-3)}`;
+  }
+
+  async function payFromPhone(payment: { shortcode: string; type: string; amount: number; msisdn: string; account: string }) {
+    const registration = registrations.get(payment.shortcode);
+    let transId = mpesaReceipt(new Date());
+    while (receipts.some((r) => r.receipt === transId)) transId = mpesaReceipt(new Date());
+    const fields = (at: Date, balance: string, thirdPartyTransId = ''): Record<string, string> => ({
+      TransactionType: payment.type,
+      TransID: transId,
+      TransTime: nairobiTimestamp(at),
+      TransAmount: `${payment.amount}.00`,
+      BusinessShortCode: payment.shortcode,
+      BillRefNumber: payment.account,
+      InvoiceNumber: '',
+      OrgAccountBalance: balance,
+      ThirdPartyTransID: thirdPartyTransId,
+      MSISDN: payerFor(registration, payment.msisdn),
+      FirstName: 'JOHN',
+      MiddleName: '',
+      LastName: '',
+    });
+
+    let thirdPartyTransId = '';
+    if (options.c2bValidation && registration) {
+      const answer = await post(
+        'validation',
+        registration.validationUrl,
+        transId,
+        fields(new Date(), ''),
+        c2bValidationTimeoutMs,
+      );
+      const code = isObject(answer) ? String(answer.ResultCode ?? '') : '';
+      const accepted = code === '0' ? true : code.startsWith('C2B') ? false : registration.responseType === 'Completed';
+      if (!accepted) {
+        log('c2b: payment refused by validation', { transId, resultCode: code || '(no answer)' });
+        return;
+      }
+      if (isObject(answer) && typeof answer.ThirdPartyTransID === 'string') thirdPartyTransId = answer.ThirdPartyTransID;
+    }
+
+    const paidAt = new Date();
+    const balance = (balances.get(payment.shortcode) ?? 0) + payment.amount;
+    balances.set(payment.shortcode, balance);
+    receipts.push({
+      receipt: transId,
+      amount: payment.amount,
+      phone: payment.msisdn,
+      checkoutRequestId: '',
+      via: 'c2b',
+      account: payment.account,
+      at: paidAt,
+    });
+    log('c2b: paid', { transId, shortcode: payment.shortcode, amount: payment.amount, phone: maskForLog(payment.msisdn) });
+    // With no URLs registered M-Pesa still takes the money; nobody is told.
+    if (!registration) return;
+    const { callback } = outcomeFor(payment.msisdn);
+    if (callback === 'never') return;
+    const confirmation = fields(paidAt, `${balance}.00`, thirdPartyTransId);
+    await post('confirmation', registration.confirmationUrl, transId, confirmation, CALLBACK_TIMEOUT_MS);
+    if (callback === 'twice') {
+      schedule(
+        () => void post('confirmation', registration.confirmationUrl, transId, confirmation, CALLBACK_TIMEOUT_MS),
+        SECOND_CALLBACK_GAP_MS,
+      );
+    }
+  }
+
+  async function post(kind: C2bDelivery['kind'], url: string, transId: string, body: Record<string, string>, timeoutMs: number) {
+    const delivery: C2bDelivery = { kind, transId, url, status: null, answer: undefined, body, at: new Date() };
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        redirect: 'manual',
+        signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), shutdown.signal]),
+      });
+      delivery.status = response.status;
+      const text = await response.text().catch(() => '');
+      try {
+        delivery.answer = response.ok ? JSON.parse(text) : undefined;
+      } catch {
+        delivery.answer = undefined; // not JSON: the same as no answer
+      }
+    } catch (err) {
+      delivery.error = describeFetchError(err);
+    }
+    c2bDeliveries.push(delivery);
+    log(delivery.error === undefined ? `c2b: ${kind} sent` : `c2b: ${kind} failed`, {
+      transId,
+      to: originForLog(url),
+      status: delivery.status,
+      ...(delivery.error !== undefined && { error: delivery.error }),
+    });
+    return delivery.answer;
+  }
+
   // --- STK query -------------------------------------------------------------------------------
 
   function handleQuery(body: Record<string, unknown>, res: ServerResponse): void {
@@ -588,6 +791,15 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
       else handleQuery(body, res);
       return;
     }
+    const c2b = C2B_PATH.exec(url.pathname);
+    if (c2b) {
+      if (method !== 'POST') throw darajaError(405, '405.001', 'Method Not Allowed');
+      requireToken(req);
+      const body = await readJsonObject(req);
+      if (c2b[2] === 'registerurl') handleRegister(c2b[1] as 'v1' | 'v2', body, res);
+      else handleSimulate(body, res);
+      return;
+    }
     throw darajaError(404, '404.001.01', 'Resource not found');
   }
 
@@ -619,6 +831,7 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
     url,
     deliveries,
     receipts,
+    c2bDeliveries,
     get tokensIssued() {
       return tokensIssued;
     },
