@@ -168,3 +168,18 @@ describe('every variable', () => {
     }
   });
 });
+
+describe('C2B registration settings', () => {
+  it('registers the Paybill URLs by default only with the simulator, in v2 unless told v1', () => {
+    expect(loadConfig({}).mpesa).toMatchObject({ c2bRegister: true, c2bVersion: 'v2' });
+    expect(loadConfig({ ...LIVE, MPESA_ENV: 'sandbox' }).mpesa.c2bRegister).toBe(false);
+    expect(
+      loadConfig({ ...LIVE, MPESA_ENV: 'sandbox', MPESA_C2B_REGISTER: 'true', MPESA_C2B_VERSION: 'v1' }).mpesa,
+    ).toMatchObject({
+      c2bRegister: true,
+      c2bVersion: 'v1',
+    });
+    expect(() => loadConfig({ MPESA_C2B_VERSION: 'v3' })).toThrow(/MPESA_C2B_VERSION/);
+    expect(() => loadConfig({ MPESA_C2B_REGISTER: 'maybe' })).toThrow('MPESA_C2B_REGISTER must be true or false, got "maybe"');
+  });
+});

@@ -143,10 +143,13 @@ const environment = z.object({
   MPESA_PROMPT_COOLDOWN_MS: wholeNumber('MPESA_PROMPT_COOLDOWN_MS', 60_000),
   MPESA_SIMULATOR_DELAY_MS: wholeNumber('MPESA_SIMULATOR_DELAY_MS', 3000),
   MPESA_SIMULATOR_URL: baseUrl(),
+  MPESA_SIMULATOR_PORT: wholeNumber('MPESA_SIMULATOR_PORT', 4010),
   MPESA_HTTP_TIMEOUT_MS: wholeNumber('MPESA_HTTP_TIMEOUT_MS', 10_000, 1),
   MPESA_RECEIPT_WAIT_MS: wholeNumber('MPESA_RECEIPT_WAIT_MS', 2 * 60_000),
   MPESA_CONFIRM_CALLBACKS: flag('MPESA_CONFIRM_CALLBACKS'),
   MPESA_CALLBACK_ALLOWED_IPS: ipList,
+  MPESA_C2B_REGISTER: flag('MPESA_C2B_REGISTER'),
+  MPESA_C2B_VERSION: oneOf('MPESA_C2B_VERSION', ['v1', 'v2'], 'v2'),
   // Read by the production checks (productionProblems); here so that a typo in them is named too.
   ALLOW_SIMULATOR_IN_PRODUCTION: flag('ALLOW_SIMULATOR_IN_PRODUCTION'),
   METRICS_PUBLIC: flag('METRICS_PUBLIC'),
@@ -210,6 +213,11 @@ function mpesaSettings(env: Environment, ctx: z.RefinementCtx) {
      */
     simulatorUrl: simulator ? env.MPESA_SIMULATOR_URL : undefined,
     /**
+     * Simulator only: the port the demo's simulator listens on (127.0.0.1), so that its CLI can pay
+     * by Paybill (`npm run simulator -- pay …`); any free port when this one is taken.
+     */
+    simulatorPort: env.MPESA_SIMULATOR_PORT,
+    /**
      * How long the "payment received" mail of a payment known only from the status query waits for
      * the callback that brings its receipt, before it goes without it.
      */
@@ -223,6 +231,13 @@ function mpesaSettings(env: Environment, ctx: z.RefinementCtx) {
     confirmCallbacks: env.MPESA_CONFIRM_CALLBACKS ?? true,
     /** When set, callbacks from other addresses are kept but never acted on. */
     callbackAllowedIps: env.MPESA_CALLBACK_ALLOWED_IPS,
+    /**
+     * Register the C2B confirmation and validation URLs at start (Paybill/Till payments made
+     * without the prompt). On by default with the simulator, so the demo's Paybill path works.
+     */
+    c2bRegister: env.MPESA_C2B_REGISTER ?? simulator,
+    /** The C2B API version of the Daraja app's product: v2 (payer masked) or v1 (payer hashed). */
+    c2bVersion: env.MPESA_C2B_VERSION,
   };
   if (live && !publicHttps(mpesa.callbackBaseUrl ?? env.PUBLIC_URL ?? '')) {
     ctx.addIssue({

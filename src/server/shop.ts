@@ -213,7 +213,7 @@ export async function startShop(config: AppConfig, options: { database?: Databas
     // Node's default of 511 resets the rest (seen in test/reliability/concurrency.test.ts).
     const address = await app.listen({ port: config.port, host: config.host, backlog: 4096 });
     const url = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
-    mpesa.listening(url);
+    await mpesa.listening(url);
     mpesa.startReconciler();
     worker.start();
     const running = app;

@@ -1,9 +1,13 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatKsh } from '../../src/shared/money.js';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { LedgerPayment, PaymentStatus } from '../../src/shared/schemas/payments.js';
 import type { ApiClient } from '../support/client.js';
-import { createProduct, placeOrder } from '../support/fixtures.js';
+import { createProduct, expectClientError, placeOrder } from '../support/fixtures.js';
+import { freePort } from '../support/ports.js';
 import { startTestShop, type TestShop } from '../support/shop.js';
 
 /**
@@ -14,9 +18,17 @@ import { startTestShop, type TestShop } from '../support/shop.js';
 
 let shop: TestShop;
 let admin: ApiClient;
+/** Where the shop's own simulator listens, for the simulator's CLI. */
+let simulatorUrl: string;
 
 beforeAll(async () => {
-  shop = await startTestShop({ MPESA_ENV: 'simulator', MPESA_RECONCILE_INTERVAL_MS: '3600000' });
+  const simulatorPort = await freePort();
+  simulatorUrl = `http://127.0.0.1:${simulatorPort}`;
+  shop = await startTestShop({
+    MPESA_ENV: 'simulator',
+    MPESA_RECONCILE_INTERVAL_MS: '3600000',
+    MPESA_SIMULATOR_PORT: String(simulatorPort),
+  });
   admin = await shop.admin();
 });
 afterAll(() => shop?.stop());
@@ -185,5 +197,121 @@ describe('a Till shop', () => {
     await post(till, 'confirm', { ...body, TransactionType: 'Buy Goods' });
     const ledger = await tillAdmin.get<{ payments: LedgerPayment[] }>('/api/admin/payments?status=unmatched');
     expect(ledger.body.payments.find((p) => p.receipt === body.TransID)).toMatchObject({ exception: 'unmatched', amount: due });
+  });
+});
+
+describe('a demo shop pays by Paybill through its simulator', () => {
+  /** The order's payment status, polled until `done` says so (the confirmation comes by HTTP). */
+  async function statusOnce(client: ApiClient, orderId: string, done: (status: PaymentStatus) => boolean) {
+    let status = await statusOf(client, orderId);
+    const settled = async () => {
+      status = await statusOf(client, orderId);
+      return done(status);
+    };
+    await expect.poll(settled, { timeout: 10_000 }).toBe(true);
+    return status;
+  }
+
+  it('registered its C2B URLs at start: the simulated payment is confirmed to the shop and pays the order', async () => {
+    const { shopper, order, due } = await unpaidOrder(1250);
+    expect((await statusOf(shopper, order._id)).paybillSimulator).toBe(true);
+    const sent = await shopper.post(`/api/orders/${order._id}/simulate-paybill`, { phoneNumber: '0712345678' });
+    expect(sent).toMatchObject({
+      status: 202,
+      body: { msg: `Paybill payment of ${formatKsh(due)} sent from the simulated phone` },
+    });
+    const paid = await statusOnce(shopper, order._id, (status) => status.isPaid);
+    expect(paid).toMatchObject({ isPaid: true, amountPaid: due, paybill: null, paybillSimulator: false });
+    expect(paid.receipt).toMatch(/^[A-Z][A-Z0-9]{9}$/);
+    expect(await ledgerEntry(paid.receipt ?? '')).toMatchObject({ source: 'c2b', status: 'credited', amount: due });
+  });
+
+  it('pays once when M-Pesa confirms the same payment twice', async () => {
+    const { shopper, order, due } = await unpaidOrder(800);
+    // 0700000005 is the simulator's "confirmation sent twice".
+    expect((await shopper.post(`/api/orders/${order._id}/simulate-paybill`, { phoneNumber: '0700000005' })).status).toBe(202);
+    const paid = await statusOnce(shopper, order._id, (status) => status.isPaid);
+    // Whenever the simulator's second copy lands, one more copy now changes nothing either.
+    const copy = notice({ TransID: paid.receipt ?? '', TransAmount: `${due}.00`, BillRefNumber: order.orderNumber });
+    expect((await post(shop, 'confirm', copy)).status).toBe(200);
+    const ledger = await admin.get<{ payments: LedgerPayment[] }>('/api/admin/payments?status=all');
+    expect(ledger.body.payments.filter((p) => p.receipt === paid.receipt)).toHaveLength(1);
+    expect((await statusOf(shopper, order._id)).amountPaid).toBe(due);
+  });
+
+  it("pays from the simulator's command line, as the README shows, with the order number as the account", async () => {
+    const { shopper, order, due } = await unpaidOrder(640);
+    const cli = await promisify(execFile)(process.execPath, [
+      '--import',
+      'tsx',
+      'src/server/mpesa/simulator/cli.ts',
+      'pay',
+      '--url',
+      simulatorUrl,
+      '--account',
+      order.orderNumber.toLowerCase(),
+      '--amount',
+      String(due),
+      '--phone',
+      '0712345678',
+    ]);
+    expect(cli.stdout).toContain(
+      `Paid Ksh ${due} from 254712345678 to Paybill 174379, account ${order.orderNumber.toLowerCase()}`,
+    );
+    const paid = await statusOnce(shopper, order._id, (status) => status.isPaid);
+    expect(paid).toMatchObject({ isPaid: true, amountPaid: due });
+    // A bad amount is refused before anything is paid.
+    const refused = await promisify(execFile)(process.execPath, [
+      '--import',
+      'tsx',
+      'src/server/mpesa/simulator/cli.ts',
+      'pay',
+      '--url',
+      simulatorUrl,
+      '--account',
+      'X',
+      '--amount',
+      '12.50',
+    ]).catch((error: { code: number; stderr: string }) => error);
+    expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining('--amount must be whole shillings') });
+  });
+
+  it('refuses a paid order, a bad phone and another shopper, and places no payment', async () => {
+    const { shopper, order } = await unpaidOrder(300);
+    expectClientError(
+      await shopper.post(`/api/orders/${order._id}/simulate-paybill`, { phoneNumber: '12345' }),
+      400,
+      /Enter a Safaricom number/,
+    );
+    const stranger = await shop.shopper('Stranger');
+    expectClientError(await stranger.post(`/api/orders/${order._id}/simulate-paybill`, {}), 404);
+    expectClientError(await shop.client().post(`/api/orders/${order._id}/simulate-paybill`, {}), 401);
+    expect(await shopper.put(`/api/orders/${order._id}`).then((r) => r.status)).toBe(403);
+    await admin.put(`/api/orders/${order._id}`);
+    expectClientError(await shopper.post(`/api/orders/${order._id}/simulate-paybill`, {}), 400, 'This order is already paid');
+    expect((await statusOf(shopper, order._id)).payments).toEqual([]);
+  });
+
+  it('is not offered by a shop that talks to Safaricom', async () => {
+    const live = await startTestShop({
+      MPESA_ENV: 'sandbox',
+      MPESA_BASE_URL: 'http://127.0.0.1:9',
+      MPESA_CONSUMER_KEY: 'unused-key',
+      MPESA_CONSUMER_SECRET: 'unused-secret',
+    });
+    try {
+      const liveAdmin = await live.admin();
+      const product = await createProduct(liveAdmin, { price: 100, countInStock: 2 });
+      const shopper = await live.shopper();
+      const order = (await placeOrder(shopper, [{ _id: product._id, qty: 1 }])).body as Order;
+      expect((await shopper.get<PaymentStatus>(`/api/orders/${order._id}/payment`)).body.paybillSimulator).toBe(false);
+      expectClientError(
+        await shopper.post(`/api/orders/${order._id}/simulate-paybill`, {}),
+        404,
+        'Paybill payments are simulated only in a demo shop (MPESA_ENV=simulator)',
+      );
+    } finally {
+      await live.stop();
+    }
   });
 });

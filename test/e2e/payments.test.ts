@@ -148,3 +148,33 @@ describe('a shopper pays an order with M-Pesa', () => {
     await context.close();
   });
 });
+
+describe('a shopper whose prompt never came pays by Paybill (demo shop)', () => {
+  it('shows the Paybill details; the simulated Paybill payment turns the order paid with its receipt, without a reload', {
+    timeout: CASE_TIMEOUT_MS,
+  }, async () => {
+    const { shopper, order, page, problems, context } = await shopperWithOrder();
+    await page.goto(`/order/${order._id}`);
+    const due = Math.ceil(order.totalPrice);
+    await expect.poll(() => page.getByRole('heading', { name: 'Or pay with M-Pesa Paybill' }).isVisible()).toBe(true);
+    expect(await page.getByText(order.orderNumber, { exact: true }).count()).toBeGreaterThan(0);
+    expect(await page.getByText(formatKsh(due)).count()).toBeGreaterThan(0);
+    await screenshotBoth(page, 'order-paybill');
+
+    const navigations: string[] = [];
+    page.on('framenavigated', (frame) => navigations.push(frame.url()));
+    await page.getByRole('button', { name: 'Simulate a Paybill payment' }).click();
+    await expect
+      .poll(() => page.getByText(`Paybill payment of ${formatKsh(due)} sent from the simulated phone`).isVisible())
+      .toBe(true);
+    await expect.poll(() => page.getByText(receiptPattern).first().isVisible(), { timeout: SETTLED_WITHIN_MS }).toBe(true);
+    const paid = (await shopper.get<Order>(`/api/orders/${order._id}`)).body;
+    expect(paid.isPaid).toBe(true);
+    expect(await page.getByText(`M-Pesa receipt ${paid.mpesaReceipt}`).isVisible()).toBe(true);
+    expect(await page.getByRole('heading', { name: 'Or pay with M-Pesa Paybill' }).count()).toBe(0);
+    expect(navigations).toEqual([]);
+    await screenshotBoth(page, 'order-paid-by-paybill');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});

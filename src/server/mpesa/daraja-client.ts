@@ -66,11 +66,40 @@ export interface StkPushAccepted {
 
 export type StkQueryResult = { state: 'pending' } | { state: 'completed'; resultCode: string; resultDesc: string };
 
+export interface C2bRegistration {
+  /** The Paybill or Till number the confirmations are for. */
+  shortCode: string;
+  /** Must match the C2B product of the Daraja app: v1 sends the payer hashed, v2 masked. */
+  version: 'v1' | 'v2';
+  confirmationUrl: string;
+  validationUrl: string;
+  /** What M-Pesa does when the ValidationURL does not answer in time. */
+  responseType: 'Completed' | 'Cancelled';
+}
+
+export interface C2bPayment {
+  shortCode: string;
+  commandId: 'CustomerPayBillOnline' | 'CustomerBuyGoodsOnline';
+  /** Whole shillings. */
+  amount: number;
+  /** 2547XXXXXXXX. */
+  msisdn: string;
+  /** The account number the customer types (blank for a till). */
+  billRefNumber: string;
+}
+
 export interface DarajaClient {
   /** Throws DarajaError. 'network' means the outcome is unknown: the prompt may have been sent. */
   stkPush(input: StkPushInput): Promise<StkPushAccepted>;
   /** Throws DarajaError; "The transaction is being processed" is { state: 'pending' }, not an error. */
   stkQuery(checkoutRequestId: string): Promise<StkQueryResult>;
+  /**
+   * Registers the C2B confirmation and validation URLs. 'already' when M-Pesa keeps an earlier
+   * registration (production registers once; changing it is done on the Daraja portal).
+   */
+  registerC2bUrls(input: C2bRegistration): Promise<'registered' | 'already'>;
+  /** The sandbox's (and the simulator's) way to make a Paybill or Till payment; production has none. */
+  simulateC2bPayment(version: 'v1' | 'v2', input: C2bPayment): Promise<void>;
 }
 
 export const SANDBOX_SHORTCODE = '174379';
@@ -352,7 +381,7 @@ export function createDarajaClient(config: DarajaConfig): DarajaClient {
    * errors and 'unavailable'; push only when the request never left (refused / DNS).
    */
   async function callApi(
-    op: 'push' | 'query',
+    op: 'push' | 'query' | 'register' | 'simulate',
     path: string,
     fields: (timestamp: string, password: string) => object,
   ): Promise<ApiAnswer> {
@@ -370,7 +399,8 @@ export function createDarajaClient(config: DarajaConfig): DarajaClient {
         });
       } catch (error) {
         if (!(error instanceof Transport)) throw error;
-        const mayRetry = op === 'query' || error.failure.neverSent;
+        // A push or a simulated payment that may have arrived must not be sent again.
+        const mayRetry = op === 'query' || op === 'register' || error.failure.neverSent;
         if (mayRetry && attempt < cfg.retries) {
           await sleep(backoffMs(attempt++));
           continue;
@@ -389,7 +419,7 @@ export function createDarajaClient(config: DarajaConfig): DarajaClient {
         dropToken(token);
         continue;
       }
-      if (op === 'query' && it.error.kind === 'unavailable' && attempt < cfg.retries) {
+      if ((op === 'query' || op === 'register') && it.error.kind === 'unavailable' && attempt < cfg.retries) {
         await sleep(backoffMs(attempt++));
         continue;
       }
@@ -471,5 +501,50 @@ export function createDarajaClient(config: DarajaConfig): DarajaClient {
     return { state: 'pending' };
   }
 
-  return { stkPush, stkQuery };
+  /** A C2B answer: ResponseCode "0", or a refusal in its ResponseDescription. */
+  function checkC2bAnswer(json: unknown, status: number): void {
+    const body = isRecord(json) ? json : {};
+    const responseCode = str(body.ResponseCode);
+    // Older answers had no ResponseCode at all; only a code other than "0" is a refusal.
+    if (responseCode === null || responseCode === '0') return;
+    const said = str(body.ResponseDescription) ?? `ResponseCode ${responseCode}`;
+    throw new DarajaError(`M-Pesa refused the request: ${scrubber()(said).slice(0, 300)}`, {
+      kind: 'rejected',
+      status,
+      errorCode: responseCode,
+    });
+  }
+
+  async function registerC2bUrls(input: C2bRegistration): Promise<'registered' | 'already'> {
+    try {
+      const answer = await callApi('register', `/mpesa/c2b/${input.version}/registerurl`, () => ({
+        ShortCode: input.shortCode,
+        ResponseType: input.responseType,
+        ConfirmationURL: input.confirmationUrl,
+        ValidationURL: input.validationUrl,
+      }));
+      if (answer.kind !== 'ok') throw new Error('unreachable: registration answers are never pending');
+      const said = isRecord(answer.json) ? (str(answer.json.ResponseDescription) ?? '') : '';
+      if (/already registered/i.test(said)) return 'already';
+      checkC2bAnswer(answer.json, answer.status);
+      return 'registered';
+    } catch (error) {
+      if (error instanceof DarajaError && /already registered/i.test(error.message)) return 'already';
+      throw error;
+    }
+  }
+
+  async function simulateC2bPayment(version: 'v1' | 'v2', input: C2bPayment): Promise<void> {
+    const answer = await callApi('simulate', `/mpesa/c2b/${version}/simulate`, () => ({
+      ShortCode: input.shortCode,
+      CommandID: input.commandId,
+      Amount: String(input.amount),
+      Msisdn: input.msisdn,
+      BillRefNumber: input.billRefNumber,
+    }));
+    if (answer.kind !== 'ok') throw new Error('unreachable: simulate answers are never pending');
+    checkC2bAnswer(answer.json, answer.status);
+  }
+
+  return { stkPush, stkQuery, registerC2bUrls, simulateC2bPayment };
 }

@@ -90,7 +90,8 @@ export function parseDarajaErrorBody(body: string): DarajaErrorBody {
   return out;
 }
 
-export type DarajaOperation = 'token' | 'push' | 'query';
+/** token, STK push and query, and C2B: register the URLs, simulate a payment (sandbox only). */
+export type DarajaOperation = 'token' | 'push' | 'query' | 'register' | 'simulate';
 
 export type ErrorInterpretation =
   /** STK query: "The transaction is being processed" — the normal answer while the prompt is open. */

@@ -20,14 +20,25 @@ export interface LocalSimulator {
  */
 export async function startLocalSimulator(config: MpesaConfig, log: InfoLogger): Promise<LocalSimulator> {
   const { startDarajaSimulator } = await import('./simulator/index.js');
-  const simulator = await startDarajaSimulator({
+  const options = {
     consumerKey: config.consumerKey,
     consumerSecret: config.consumerSecret,
     shortcode: config.shortcode,
     passkey: config.passkey,
     callbackDelayMs: config.simulatorDelayMs,
-    log: (msg, data) => log.info({ simulator: true, ...data }, msg),
-  });
-  log.info({ url: simulator.url }, 'M-Pesa simulator started (MPESA_ENV=simulator)');
+    log: (msg: string, data?: Record<string, unknown>) => log.info({ simulator: true, ...data }, msg),
+  };
+  let simulator: LocalSimulator;
+  try {
+    simulator = await startDarajaSimulator({ ...options, port: config.simulatorPort });
+  } catch (error) {
+    // Another shop (or a test) has the port: this one's simulator still works, on any port.
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    simulator = await startDarajaSimulator({ ...options, port: 0 });
+  }
+  log.info(
+    { url: simulator.url },
+    `M-Pesa simulator started (MPESA_ENV=simulator); pay by Paybill with: npm run simulator -- pay --url ${simulator.url} --account ORDERNUMBER --amount SHILLINGS`,
+  );
   return simulator;
 }

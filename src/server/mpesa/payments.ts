@@ -50,6 +50,11 @@ export interface PaymentDeps {
   receiptWaitMs: number;
   /** The shop's Paybill or Till, for paying without the prompt. */
   lipaNaMpesa: LipaNaMpesa;
+  /**
+   * A demo shop's simulator, which can make a Paybill/Till payment for the shopper over Daraja's
+   * C2B simulate call, with the C2B version the URLs were registered with; null against Safaricom.
+   */
+  paybillSimulation: { version: 'v1' | 'v2' } | null;
 }
 
 type AttemptRow = typeof paymentAttempts.$inferSelect;
@@ -111,7 +116,7 @@ async function findOrderFor(db: Db, viewer: SessionUser, orderId: string) {
 }
 
 export async function paymentStatus(
-  { db, lipaNaMpesa }: Pick<PaymentDeps, 'db' | 'lipaNaMpesa'>,
+  { db, lipaNaMpesa, paybillSimulation }: Pick<PaymentDeps, 'db' | 'lipaNaMpesa' | 'paybillSimulation'>,
   viewer: SessionUser,
   orderId: string,
 ): Promise<PaymentStatus> {
@@ -136,7 +141,44 @@ export async function paymentStatus(
     payments: payments.map((p) => toLedgerJson(p, viewer.isAdmin ? 'admin' : 'owner')),
     amountPaid: creditedCents / 100,
     ...howToPayWithout(lipaNaMpesa, order.number, order.isPaid ? 0 : amountStillDue(order.totalCents, creditedCents)),
+    paybillSimulator: paybillSimulation !== null && !order.isPaid,
   };
+}
+
+/** The sandbox's test number, when a demo payment names no phone. */
+const SANDBOX_TEST_MSISDN = '254708374149';
+
+/**
+ * A demo shop only: the simulator pays what is still due on the order by Paybill (the order number
+ * as the account) or Till, from the shopper's phone, exactly as M-Pesa would: its confirmation then
+ * comes to the shop's C2B URL like any other. Owner or admin.
+ */
+export async function simulatePaybillPayment(
+  deps: Pick<PaymentDeps, 'db' | 'daraja' | 'lipaNaMpesa' | 'paybillSimulation'>,
+  viewer: SessionUser,
+  orderId: string,
+  phoneNumber: string | undefined,
+): Promise<{ amount: number }> {
+  const { db, daraja, lipaNaMpesa, paybillSimulation } = deps;
+  if (!paybillSimulation) throw notFound('Paybill payments are simulated only in a demo shop (MPESA_ENV=simulator)');
+  const order = await findOrderFor(db, viewer, orderId);
+  if (order.isPaid) throw badRequest('This order is already paid');
+  const msisdn = phoneNumber ? normaliseMsisdn(phoneNumber) : SANDBOX_TEST_MSISDN;
+  if (!msisdn) throw badRequest('Enter a Safaricom number like 0712345678 or +254712345678', 'phoneNumber');
+  const credited = (await paymentsOfOrder(db, orderId)).filter((p) => p.status === 'credited');
+  const amount = amountStillDue(
+    order.totalCents,
+    credited.reduce((sum, p) => sum + p.amountCents, 0),
+  );
+  const paybill = 'paybill' in lipaNaMpesa;
+  await daraja.simulateC2bPayment(paybillSimulation.version, {
+    shortCode: paybill ? lipaNaMpesa.paybill : lipaNaMpesa.till,
+    commandId: paybill ? 'CustomerPayBillOnline' : 'CustomerBuyGoodsOnline',
+    amount,
+    msisdn,
+    billRefNumber: paybill ? order.number : '',
+  });
+  return { amount };
 }
 
 /**

@@ -16,8 +16,11 @@ import { type PaymentDeps, reconcilePendingPayments } from './payments.js';
 export interface MpesaRuntime {
   deps: PaymentDeps;
   callbackSecret: () => string;
-  /** Tells the runtime where the shop listens (the simulator calls back there). */
-  listening(url: string): void;
+  /**
+   * Tells the runtime where the shop listens (the simulator calls back there), and registers the
+   * C2B URLs when MPESA_C2B_REGISTER is on; resolves once they are registered with the simulator.
+   */
+  listening(url: string): Promise<void>;
   startReconciler(): void;
   /** One reconciliation pass now (tests and the interval use it). */
   reconcileNow(): ReturnType<typeof reconcilePendingPayments>;
@@ -66,8 +69,37 @@ export async function startMpesa(
     confirmCallbacks: config.confirmCallbacks,
     receiptWaitMs: config.receiptWaitMs,
     lipaNaMpesa: lipaNaMpesaOf(config),
+    paybillSimulation: config.env === 'simulator' ? { version: config.c2bVersion } : null,
     callbackUrl: () => `${callbackBase()}/api/hooks/daraja/stk/${secret}`,
   };
+
+  /**
+   * Tells M-Pesa where to send the Paybill/Till confirmations (and validations, if Safaricom has
+   * enabled them for the shortcode). A failure is logged and the shop runs on: the payments still
+   * happen, and the reconciler and the admin see them once the URLs are registered.
+   */
+  async function registerC2b(): Promise<void> {
+    const shop = lipaNaMpesaOf(config);
+    const shortCode = 'paybill' in shop ? shop.paybill : shop.till;
+    const hooks = `${callbackBase()}/api/hooks/daraja/c2b/${secret}`;
+    try {
+      const outcome = await daraja.registerC2bUrls({
+        shortCode,
+        version: config.c2bVersion,
+        confirmationUrl: `${hooks}/confirm`,
+        validationUrl: `${hooks}/validate`,
+        // Should M-Pesa not reach the validation URL in time, the payment goes through: the shop
+        // can match or refund it afterwards, while a refused payment is a lost sale.
+        responseType: 'Completed',
+      });
+      log.info({ shortCode, version: config.c2bVersion, outcome }, 'M-Pesa C2B URLs registered');
+    } catch (error) {
+      log.error(
+        { err: error, shortCode },
+        'M-Pesa C2B URL registration failed: Paybill/Till payments will not be confirmed to the shop until it succeeds (restart to retry)',
+      );
+    }
+  }
 
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
@@ -79,6 +111,11 @@ export async function startMpesa(
     callbackSecret: () => secret,
     listening(url) {
       listenUrl = url;
+      if (!config.c2bRegister) return Promise.resolve();
+      const registration = registerC2b();
+      // The local simulator answers at once, and a demo payment made right after start must find
+      // the URLs; Safaricom may be slow, and the shop need not wait for it to serve.
+      return config.env === 'simulator' ? registration : Promise.resolve();
     },
     startReconciler() {
       timer = setInterval(() => {

@@ -1,8 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errorBody, idParams } from '../../shared/schemas/common.js';
-import { paymentStatus, stkPushBody, stkPushResponse } from '../../shared/schemas/payments.js';
+import { formatKsh } from '../../shared/money.js';
+import { errorBody, idParams, messageBody } from '../../shared/schemas/common.js';
+import { paymentStatus, simulatePaybillBody, stkPushBody, stkPushResponse } from '../../shared/schemas/payments.js';
 import type { RateLimitRule } from '../config.js';
 import { unpaidOrderForAmount } from '../domain/orders.js';
 import { AppError } from '../errors.js';
@@ -13,6 +14,7 @@ import {
   paymentStatus as readPaymentStatus,
   receiveStkCallback,
   requestPayment,
+  simulatePaybillPayment,
   storeCallback,
 } from '../mpesa/payments.js';
 import { currentUser } from '../plugins/sessions.js';
@@ -73,6 +75,22 @@ const paymentRoutes: FastifyPluginAsyncZod<PaymentRoutesOptions> = async (
       response: { 200: paymentStatus, ...errors },
     },
     handler: (request) => readPaymentStatus(deps, currentUser(request), request.params.id),
+  });
+
+  app.post('/api/orders/:id/simulate-paybill', {
+    onRequest: app.requireUser,
+    schema: {
+      tags,
+      summary:
+        "Demo shops only (MPESA_ENV=simulator): the simulator pays what is still due by Paybill (or Till) from phoneNumber, or the sandbox's test number; the confirmation follows (owner or admin)",
+      params: idParams,
+      body: simulatePaybillBody,
+      response: { 202: messageBody, ...errors },
+    },
+    handler: async (request, reply) => {
+      const { amount } = await simulatePaybillPayment(deps, currentUser(request), request.params.id, request.body.phoneNumber);
+      return reply.status(202).send({ msg: `Paybill payment of ${formatKsh(amount)} sent from the simulated phone` });
+    },
   });
 
   // Daraja's callbacks are taken as text: the ledger keeps the body exactly as sent, and the

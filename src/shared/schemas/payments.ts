@@ -152,7 +152,15 @@ export const paymentStatus = z.object({
   paybill: paybillDetails.nullable().optional(),
   /** How to pay without the prompt, for a Till shop; null once the order is paid. */
   till: tillDetails.nullable().optional(),
+  /** A demo shop (M-Pesa simulator) only: the order page may make a Paybill payment for the shopper. */
+  paybillSimulator: z.boolean(),
 });
+
+/** A demo shop's "Simulate a Paybill payment": from this phone (the sandbox's test number if none). */
+export const simulatePaybillBody = z
+  .object({ phoneNumber: z.string().max(20).optional() })
+  .optional()
+  .default({});
 export type PaybillDetails = z.infer<typeof paybillDetails>;
 export type TillDetails = z.infer<typeof tillDetails>;
 export type PaymentStatus = z.infer<typeof paymentStatus>;

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import { formatKsh } from '../../../shared/money';
+import { toastErrors, toastSuccess } from '../../lib/toast';
 import { paymentsApi } from './paymentsApi';
 
 /** One line of the details, with a button that copies its value for pasting into M-Pesa. */
@@ -35,6 +36,29 @@ function CopyRow({ label, value, shown = value }: { label: string; value: string
 }
 
 /**
+ * A demo shop only (M-Pesa simulator): pays the order by Paybill from a simulated phone, so that a
+ * person trying the shop sees the confirmation arrive and the order turn paid.
+ */
+function SimulatePaybillButton({ orderId }: { orderId: string }) {
+  const [simulate, { isLoading }] = paymentsApi.endpoints.simulatePaybillPayment.useMutation();
+  async function pay() {
+    try {
+      toastSuccess((await simulate({ orderId }).unwrap()).msg);
+    } catch (error) {
+      toastErrors(error);
+    }
+  }
+  return (
+    <div className="mt-2">
+      <Button variant="outline-success" className="w-100 tap-target" disabled={isLoading} onClick={pay}>
+        Simulate a Paybill payment
+      </Button>
+      <p className="small text-body-secondary mt-1 mb-0">Demo shop: M-Pesa here is a simulator, and no money moves.</p>
+    </div>
+  );
+}
+
+/**
  * The way to pay when the prompt does not come (phone off, SIM toolkit stuck, prompt dismissed):
  * Lipa na M-Pesa with the shop's Paybill and the order number as account, or its Till. The
  * details come with the payment status, so they disappear once the order is paid.
@@ -53,6 +77,7 @@ export default function LipaNaMpesaDetails({ orderId }: { orderId: string }) {
         <CopyRow label="Business number" value={businessNumber} />
         <CopyRow label="Account number" value={accountNumber} />
         <CopyRow label="Amount" value={String(amount)} shown={formatKsh(amount)} />
+        {status.paybillSimulator && <SimulatePaybillButton orderId={orderId} />}
       </section>
     );
   }
@@ -66,6 +91,7 @@ export default function LipaNaMpesaDetails({ orderId }: { orderId: string }) {
         <p className="small text-body-secondary mb-2">M-Pesa, Lipa na M-Pesa, Buy Goods and Services:</p>
         <CopyRow label="Till number" value={tillNumber} />
         <CopyRow label="Amount" value={String(amount)} shown={formatKsh(amount)} />
+        {status.paybillSimulator && <SimulatePaybillButton orderId={orderId} />}
       </section>
     );
   }

@@ -61,6 +61,7 @@ const status = (over: Partial<PaymentStatusBody> = {}): PaymentStatusBody => ({
   lastAttempt: null,
   payments: [],
   amountPaid: 0,
+  paybillSimulator: false,
   ...over,
 });
 

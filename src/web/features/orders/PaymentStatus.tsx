@@ -9,7 +9,7 @@ import { useAppDispatch } from '../../app/store';
 import Message from '../../components/Message';
 import { errorMessage } from '../../lib/errors';
 import { exceptionReason, receivedTime, STATUS_LABEL, STATUS_VARIANT } from './ledgerText';
-import { PAYMENT_POLL_MS, paymentsApi, useGetPaymentStatusQuery } from './paymentsApi';
+import { PAYBILL_POLL_MS, PAYMENT_POLL_MS, paymentsApi, useGetPaymentStatusQuery } from './paymentsApi';
 
 /**
  * The order's payment status from the server, asked again every 2 s while a prompt waits on the
@@ -22,8 +22,12 @@ function useLivePaymentStatus(order: Order) {
   // An unknown prompt (M-Pesa's answer was lost) may still be paid: keep asking, as for a pending one.
   const open = current?.lastAttempt?.status === 'pending' || current?.lastAttempt?.status === 'unknown';
   const waiting = open && !current?.isPaid && !order.isPaid;
+  // Paybill/Till details on screen: the shopper may be paying from the M-Pesa menu right now.
+  const payableWithoutPrompt = Boolean(current?.paybill || current?.till) && !order.isPaid;
   const query = useGetPaymentStatusQuery(order._id, {
-    pollingInterval: waiting ? PAYMENT_POLL_MS : 0,
+    pollingInterval: waiting ? PAYMENT_POLL_MS : payableWithoutPrompt ? PAYBILL_POLL_MS : 0,
+    // A page in a background tab need not ask; it asks again when the shopper comes back to it.
+    skipPollingIfUnfocused: !waiting,
     // Coming back to the order must show the prompt's present state, not a cached one.
     refetchOnMountOrArgChange: true,
   });

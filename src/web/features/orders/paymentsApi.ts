@@ -1,3 +1,4 @@
+import type { MessageBody } from '../../../shared/schemas/common';
 import type {
   LedgerFilter,
   LedgerPage,
@@ -12,6 +13,12 @@ import { api } from '../../app/api';
 
 /** How often the order page asks about a prompt that is still waiting on the shopper's phone. */
 export const PAYMENT_POLL_MS = 2000;
+
+/**
+ * How often an unpaid order's page asks whether a Paybill/Till payment has come, while it shows
+ * how to make one (the shopper pays in the M-Pesa menu and comes back to the page).
+ */
+export const PAYBILL_POLL_MS = 5000;
 
 /** How often an admin's menu asks how many payments wait for them. */
 export const LEDGER_SUMMARY_POLL_MS = 60_000;
@@ -57,6 +64,14 @@ export const paymentsApi = api.enhanceEndpoints({ addTagTypes: ['Payment', 'Ledg
     sendPaymentPrompt: build.mutation<StkPushResponse, StkPushBody>({
       query: (body) => ({ url: '/orders/stkpush', method: 'POST', body }),
       invalidatesTags: (_result, _error, body) => [{ type: 'Payment', id: body.orderId }],
+    }),
+    /** A demo shop's Paybill payment, made by its simulator (POST /api/orders/{id}/simulate-paybill). */
+    simulatePaybillPayment: build.mutation<MessageBody, { orderId: string; phoneNumber?: string }>({
+      query: ({ orderId, phoneNumber }) => ({
+        url: `/orders/${orderId}/simulate-paybill`,
+        method: 'POST',
+        body: phoneNumber ? { phoneNumber } : {},
+      }),
     }),
     getPaymentStatus: build.query<PaymentStatus, string>({
       query: (orderId) => `/orders/${orderId}/payment`,
