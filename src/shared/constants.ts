@@ -32,3 +32,10 @@ export const MAX_LINE_QTY = 1000;
 
 /** Rows per page of the admin's order and user lists when they are paged. */
 export const ADMIN_LIST_PAGE_SIZE = 20;
+
+/**
+ * POST /api/orders takes an optional Idempotency-Key header: the same key from the same shopper
+ * answers the order it already placed. The web app sends one per checkout; nginx sends its request
+ * id when the client did not, so its retry of a POST on the other instance never orders twice.
+ */
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';

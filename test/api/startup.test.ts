@@ -40,7 +40,8 @@ afterAll(async () => {
 });
 
 describe('starting the shop with no configuration', () => {
-  it('seeds once, prints the admin password once, reuses its data and shuts down cleanly', async () => {
+  // Two starts of the real process, each waited for up to 45 s: more than the default 30 s on a loaded machine.
+  it('seeds once, prints the admin password once, reuses its data and shuts down cleanly', { timeout: 120_000 }, async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'duka-main-'));
     cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }));
     const env: Record<string, string> = { DATA_DIR: dataDir, PORT: String(await freePort()), HOST: '127.0.0.1' };

@@ -45,12 +45,7 @@ export const createOrderBody = z.object({
 });
 export type CreateOrderBody = z.infer<typeof createOrderBody>;
 
-/**
- * POST /api/orders takes an optional Idempotency-Key header: the same key from the same shopper
- * answers the order it already placed. The web app sends one per checkout; nginx sends its request
- * id when the client did not, so its retry of a POST on the other instance never orders twice.
- */
-export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+/** POST /api/orders's optional Idempotency-Key (IDEMPOTENCY_KEY_HEADER in ../constants.ts). */
 export const placeOrderHeaders = z.object({
   'idempotency-key': z
     .string()

@@ -1,5 +1,6 @@
 import type { MessageBody } from '../../../shared/schemas/common';
-import { IDEMPOTENCY_KEY_HEADER, type Order, type OrderPage, type ShippingAddress } from '../../../shared/schemas/orders';
+import { IDEMPOTENCY_KEY_HEADER } from '../../../shared/constants';
+import type { Order, OrderPage, ShippingAddress } from '../../../shared/schemas/orders';
 import { api } from '../../app/api';
 
 export interface NewOrder {
