@@ -32,3 +32,15 @@ export const MAX_LINE_QTY = 1000;
 
 /** Rows per page of the admin's order and user lists when they are paged. */
 export const ADMIN_LIST_PAGE_SIZE = 20;
+
+/**
+ * Low stock: a product with this many units or fewer is listed on the admin dashboard. The default
+ * until the shop's settings give each shop its own threshold.
+ */
+export const DEFAULT_LOW_STOCK_THRESHOLD = 5;
+
+/** Days of the admin dashboard's sales chart, today included. */
+export const DASHBOARD_CHART_DAYS = 30;
+
+/** Low-stock products the dashboard names (it counts all of them). */
+export const DASHBOARD_LOW_STOCK_SHOWN = 10;
