@@ -70,7 +70,7 @@ export default function PackingSlipScreen() {
     <div className={`slip-paper-${paper}`}>
       <PageTitle title={`Packing slip ${order.orderNumber}`} />
       <style>{`@media print { ${PAGE_RULE[paper]} }`}</style>
-      <div className="d-print-none d-flex flex-wrap align-items-center gap-2 mb-3">
+      <div className="slip-controls">
         <Link to={paths.order(order._id)} className="btn btn-light tap-target me-auto">
           Back to the order
         </Link>
