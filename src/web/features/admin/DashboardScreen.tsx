@@ -21,10 +21,11 @@ const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en
 function SalesCard({ title, figure }: { title: string; figure: SalesFigure }) {
   return (
     <Card className="h-100">
-      <Card.Body>
-        <h2 className="h6 text-body-secondary mb-1">{title}</h2>
-        <p className="h4 mb-1 text-nowrap">{formatKsh(figure.total)}</p>
-        <p className="mb-0 small text-body-secondary">{plural(figure.orders, 'paid order', 'paid orders')}</p>
+      {/* On a phone one line each (the label, then the amount), so the three fit the first screen. */}
+      <Card.Body className="d-flex d-sm-block flex-wrap justify-content-between align-items-baseline column-gap-2 py-2 py-sm-3">
+        <h2 className="h6 text-body-secondary mb-sm-1">{title}</h2>
+        <p className="h4 mb-0 mb-sm-1 text-nowrap">{formatKsh(figure.total)}</p>
+        <p className="w-100 mb-0 small text-body-secondary">{plural(figure.orders, 'paid order', 'paid orders')}</p>
       </Card.Body>
     </Card>
   );
@@ -35,10 +36,12 @@ function AttentionCard(props: { title: string; count: number; to: string; linkLa
   const urgent = props.count > 0;
   return (
     <Card className={`h-100 ${urgent ? 'border-warning' : ''}`}>
-      <Card.Body className="d-flex flex-column">
-        <h2 className="h6 text-body-secondary mb-1">{props.title}</h2>
-        <p className={`h3 mb-1 ${urgent ? '' : 'text-body-secondary'}`}>{props.count.toLocaleString('en-KE')}</p>
-        <p className="small text-body-secondary mb-2">{props.children}</p>
+      <Card.Body className="d-flex flex-column py-2 py-sm-3">
+        <div className="d-flex d-sm-block justify-content-between align-items-baseline gap-2">
+          <h2 className="h6 text-body-secondary mb-sm-1">{props.title}</h2>
+          <p className={`h3 mb-0 mb-sm-1 ${urgent ? '' : 'text-body-secondary'}`}>{props.count.toLocaleString('en-KE')}</p>
+        </div>
+        <p className="small text-body-secondary mb-1 mb-sm-2">{props.children}</p>
         <Link to={props.to} className="mt-auto stretched-link tap-target d-inline-flex align-items-center">
           {props.linkLabel}
         </Link>
@@ -122,7 +125,7 @@ export default function DashboardScreen() {
 
           <Row className="g-3">
             <Col lg={8}>
-              <Card className="h-100">
+              <Card>
                 <Card.Body>
                   <h2 className="h5">Sales, last {DASHBOARD_CHART_DAYS} days</h2>
                   <Suspense fallback={<Loader label="Loading the chart…" />}>

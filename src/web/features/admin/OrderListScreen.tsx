@@ -210,7 +210,7 @@ export default function OrderListScreen() {
             To deliver
           </Button>
           <a
-            className="btn btn-outline-dark tap-target"
+            className="btn btn-outline-dark tap-target d-inline-flex align-items-center"
             href={exportAddress({ isPaid: paid, isDelivered: delivered, from, to, keyword })}
             download
           >

@@ -71,7 +71,7 @@ export default function PackingSlipScreen() {
       <PageTitle title={`Packing slip ${order.orderNumber}`} />
       <style>{`@media print { ${PAGE_RULE[paper]} }`}</style>
       <div className="slip-controls">
-        <Link to={paths.order(order._id)} className="btn btn-light tap-target me-auto">
+        <Link to={paths.order(order._id)} className="btn btn-light tap-target d-inline-flex align-items-center me-auto">
           Back to the order
         </Link>
         <ToggleButtonGroup type="radio" name="slip-paper" value={paper} onChange={choose} aria-label="Paper">
@@ -81,7 +81,7 @@ export default function PackingSlipScreen() {
               id={`slip-paper-${p.value}`}
               value={p.value}
               variant="outline-dark"
-              className="tap-target"
+              className="tap-target d-inline-flex align-items-center"
             >
               {p.label}
             </ToggleButton>

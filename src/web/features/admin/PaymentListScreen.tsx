@@ -77,7 +77,7 @@ export default function PaymentListScreen() {
           ))}
         </ul>
         <a
-          className="btn btn-outline-dark tap-target"
+          className="btn btn-outline-dark tap-target d-inline-flex align-items-center"
           href={status === 'all' ? '/api/admin/exports/payments.csv' : `/api/admin/exports/payments.csv?status=${status}`}
           download
         >

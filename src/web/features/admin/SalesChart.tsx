@@ -42,6 +42,8 @@ export default function SalesChart({ days }: { days: DailySales[] }) {
           {
             label: 'Sales',
             stroke: BAR_COLOUR,
+            // Bars are their fill alone: an outline would draw a line along the axis for every day without sales.
+            width: 0,
             fill: `${BAR_COLOUR}cc`,
             ...(bars && { paths: bars }),
             points: { show: false },
