@@ -1,6 +1,6 @@
 import { and, asc, eq, gte, lt, lte, sql } from 'drizzle-orm';
 import { DASHBOARD_CHART_DAYS, DASHBOARD_LOW_STOCK_SHOWN } from '../../shared/constants.js';
-import { addDays, monthStart, nairobiDay, nairobiDayStart, SHOP_TIME_ZONE, weekStart } from '../../shared/dates.js';
+import { addDays, monthStart, nairobiDay, nairobiDayStart, weekStart } from '../../shared/dates.js';
 import { fromCents } from '../../shared/money.js';
 import type { Dashboard, SalesFigure } from '../../shared/schemas/dashboard.js';
 import { dayEnd } from '../../shared/schemas/orders.js';
@@ -18,8 +18,18 @@ export interface DashboardOptions {
   now?: Date;
 }
 
-/** The Nairobi day an order was paid: sales are counted on the shop's calendar, not UTC's. */
-const paidDay = sql<string>`to_char(${orders.paidAt} AT TIME ZONE ${SHOP_TIME_ZONE}, 'YYYY-MM-DD')`;
+/**
+ * The Nairobi day an order was paid, as days since 1970-01-01 in Nairobi: sales are counted on the
+ * shop's calendar, not UTC's. Integer arithmetic on the epoch (Nairobi is UTC+3 all year) costs a
+ * fraction of formatting each row's date in the time zone, and the month's paid orders are many.
+ */
+const NAIROBI_OFFSET_SECONDS = 3 * 60 * 60;
+const DAY_SECONDS = 24 * 60 * 60;
+// date_part answers a float8; extract's numeric is several times slower to add up over many rows.
+const paidDay = sql<number>`floor((date_part('epoch', ${orders.paidAt}) + ${NAIROBI_OFFSET_SECONDS}) / ${DAY_SECONDS})::int`;
+
+/** "2026-11-25" for a day number of paidDay. */
+const dayOfNumber = (days: number) => new Date(days * DAY_SECONDS * 1000).toISOString().slice(0, 10);
 
 /**
  * Every figure of the admin dashboard in three queries, whatever the number of orders: the paid
@@ -56,7 +66,7 @@ export async function loadDashboard(db: Db, options: DashboardOptions): Promise<
           lt(orders.paidAt, nairobiDayStart(addDays(today, 1))),
         ),
       )
-      // By position: the day's expression carries the time zone as a parameter, which GROUP BY would not match.
+      // By position: the day's expression carries parameters, which GROUP BY would not match as the same.
       .groupBy(sql`1`),
     queryRows<{ toDeliver: number; unpaidOverdue: number; openExceptions: number; lowStock: number }>(
       db,
@@ -74,7 +84,7 @@ export async function loadDashboard(db: Db, options: DashboardOptions): Promise<
       .limit(DASHBOARD_LOW_STOCK_SHOWN),
   ]);
 
-  const byDay = new Map(salesByDay.map((row) => [row.day, row]));
+  const byDay = new Map(salesByDay.map((row) => [dayOfNumber(row.day), row]));
   const salesSince = (first: string): SalesFigure => {
     let cents = 0;
     let count = 0;
