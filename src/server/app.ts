@@ -18,6 +18,7 @@ import sessions from './plugins/sessions.js';
 import webApp from './plugins/web.js';
 import xsrf from './plugins/xsrf.js';
 import adminRoutes from './routes/admin.js';
+import adminDashboardRoutes from './routes/admin-dashboard.js';
 import adminPaymentRoutes from './routes/admin-payments.js';
 import healthRoutes from './routes/health.js';
 import imageRoutes from './routes/images.js';
@@ -124,6 +125,7 @@ export async function buildApp({ config, database, notify, logger, payments, cac
     callbackAllowedIps: config.mpesa.callbackAllowedIps,
   });
   await app.register(adminPaymentRoutes, { db, notify });
+  await app.register(adminDashboardRoutes, { db });
   await app.register(uploadRoutes, { db });
   await app.register(webApp, { webDir: config.webDir, apiNotFound: sendNotFound, answers });
 

@@ -39,3 +39,15 @@ export const ADMIN_LIST_PAGE_SIZE = 20;
  * id when the client did not, so its retry of a POST on the other instance never orders twice.
  */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+
+/**
+ * Low stock: a product with this many units or fewer is listed on the admin dashboard. The default
+ * until the shop's settings give each shop its own threshold.
+ */
+export const DEFAULT_LOW_STOCK_THRESHOLD = 5;
+
+/** Days of the admin dashboard's sales chart, today included. */
+export const DASHBOARD_CHART_DAYS = 30;
+
+/** Low-stock products the dashboard names (it counts all of them). */
+export const DASHBOARD_LOW_STOCK_SHOWN = 10;

@@ -12,16 +12,19 @@ const nairobiClock = new Intl.DateTimeFormat('en-GB', {
   day: '2-digit',
   hour: '2-digit',
   minute: '2-digit',
+  second: '2-digit',
   hourCycle: 'h23',
 });
 
 type Timestamp = string | Date | null | undefined;
 
 /** The Nairobi calendar fields of a moment, or undefined when it is not one. */
-function nairobiFields(timestamp: string | Date): Record<'year' | 'month' | 'day' | 'hour' | 'minute', string> | undefined {
+function nairobiFields(
+  timestamp: string | Date,
+): Record<'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', string> | undefined {
   const date = typeof timestamp === 'string' ? new Date(timestamp) : timestamp;
   if (Number.isNaN(date.getTime())) return undefined;
-  const fields = { year: '', month: '', day: '', hour: '', minute: '' };
+  const fields = { year: '', month: '', day: '', hour: '', minute: '', second: '' };
   for (const part of nairobiClock.formatToParts(date)) {
     if (part.type in fields) fields[part.type as keyof typeof fields] = part.value;
   }
@@ -40,4 +43,37 @@ export function nairobiMinute(timestamp: Timestamp): string {
   if (!timestamp) return '';
   const f = nairobiFields(timestamp);
   return f ? `${f.year}-${f.month}-${f.day} ${f.hour}:${f.minute}` : String(timestamp);
+}
+
+/** "2026-11-25 01:05:09": the moment in Nairobi to the second, as spreadsheets read a date-time; '' for none. */
+export function nairobiSecond(timestamp: Timestamp): string {
+  if (!timestamp) return '';
+  const f = nairobiFields(timestamp);
+  return f ? `${f.year}-${f.month}-${f.day} ${f.hour}:${f.minute}:${f.second}` : String(timestamp);
+}
+
+/** Nairobi keeps UTC+3 all year (no daylight saving): its day starts at 21:00 UTC the day before. */
+const NAIROBI_UTC_OFFSET = '+03:00';
+
+/** The first instant of a Nairobi day ("2026-11-25"). */
+export function nairobiDayStart(day: string): Date {
+  return new Date(`${day}T00:00:00${NAIROBI_UTC_OFFSET}`);
+}
+
+/** The calendar day `days` after a day (before it when negative). */
+export function addDays(day: string, days: number): string {
+  const date = new Date(`${day}T00:00:00Z`);
+  date.setUTCDate(date.getUTCDate() + days);
+  return date.toISOString().slice(0, 10);
+}
+
+/** The Monday of a day's week: Kenyan calendars, like ISO 8601, start the week on Monday. */
+export function weekStart(day: string): string {
+  const weekday = new Date(`${day}T00:00:00Z`).getUTCDay();
+  return addDays(day, -((weekday + 6) % 7));
+}
+
+/** The first day of a day's month. */
+export function monthStart(day: string): string {
+  return `${day.slice(0, 7)}-01`;
 }

@@ -201,6 +201,15 @@ const MATRIX: Record<string, Row> = {
     call: async () => ({ path: '/api/admin/payments/00000000-0000-4000-8000-000000000000/resolve', json: { note: 'Matrix' } }),
   },
   'GET /api/admin/mail': { expect: adminOnly(200), call: async () => ({ path: '/api/admin/mail' }) },
+  'GET /api/admin/dashboard': { expect: adminOnly(200), call: async () => ({ path: '/api/admin/dashboard' }) },
+  'GET /api/admin/exports/orders.csv': {
+    expect: adminOnly(200),
+    call: async () => ({ path: '/api/admin/exports/orders.csv?isPaid=false' }),
+  },
+  'GET /api/admin/exports/payments.csv': {
+    expect: adminOnly(200),
+    call: async () => ({ path: '/api/admin/exports/payments.csv?status=exception' }),
+  },
   'GET /api/admin/products': { expect: adminOnly(200), call: async () => ({ path: '/api/admin/products' }) },
   'POST /api/uploads': {
     expect: adminOnly(201),

@@ -3,6 +3,9 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import type { Database, Db } from '../../src/server/db/client.js';
 import * as schema from '../../src/server/db/schema.js';
 import { getProductDetail, listProducts, topProducts } from '../../src/server/domain/catalog.js';
+import { loadDashboard } from '../../src/server/domain/dashboard.js';
+import { listOrdersPage } from '../../src/server/domain/orders.js';
+import { DEFAULT_LOW_STOCK_THRESHOLD } from '../../src/shared/constants.js';
 
 /**
  * EXPLAIN ANALYZE of the very statements the server runs for the read cases: the catalogue
@@ -38,6 +41,8 @@ export async function explainReadQueries(database: Database, probe: { productId:
     ['search "phone" (broad: capped at 1,000)', () => listProducts(recording, { page: 1, keyword: 'phone' })],
     ['product detail', () => getProductDetail(recording, probe.productId)],
     ['top products', () => topProducts(recording)],
+    ['admin dashboard', () => loadDashboard(recording, { lowStockThreshold: DEFAULT_LOW_STOCK_THRESHOLD })],
+    ['admin orders to deliver, page 1', () => listOrdersPage(recording, { pageNumber: 1, isPaid: true, isDelivered: false })],
   ];
   const explained: ExplainedQuery[] = [];
   for (const [name, run] of cases) {

@@ -27,7 +27,8 @@ export type CaseKind =
   | 'revalidate'
   | 'mix'
   | 'sign-in'
-  | 'orders';
+  | 'orders'
+  | 'admin';
 
 export interface CaseResult {
   key: string;
@@ -73,6 +74,8 @@ export interface DatabaseRun {
   serverVersion: string;
   products: number;
   seedSeconds: number;
+  /** The order history the admin cases read (absent in runs from before they were measured). */
+  seededOrders?: { orders: number; seconds: number };
   cases: CaseResult[];
   /** Listing page 1 and the last page as misses (absent in runs from before it was measured). */
   uncached?: UncachedResult[];
@@ -186,7 +189,7 @@ export function markdown(results: BenchResults): string {
   ];
   for (const run of results.runs) {
     lines.push(
-      `## ${run.database} (${run.serverVersion}) — seeded ${run.products.toLocaleString('en')} products in ${fmt(run.seedSeconds)} s, peak RSS ${fmt(run.peakRssMiB ?? Number.NaN, 0)} MiB`,
+      `## ${run.database} (${run.serverVersion}) — seeded ${run.products.toLocaleString('en')} products in ${fmt(run.seedSeconds)} s${run.seededOrders ? ` and ${run.seededOrders.orders.toLocaleString('en')} orders in ${fmt(run.seededOrders.seconds)} s` : ''}, peak RSS ${fmt(run.peakRssMiB ?? Number.NaN, 0)} MiB`,
       '',
       '| Case | Duka answers | Duka req/s | p50 ms | p99 ms | Limit req/s | Limit p50 | Limit p99 | Duka ÷ limit | SQL/req | Non-2xx | RSS MiB | Load avg | Target |',
       '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |',

@@ -37,7 +37,7 @@ import {
   type OrdersCheck,
   type UncachedResult,
 } from './report.js';
-import { seedCatalogue } from './seed.js';
+import { SEEDED_ORDER_PREFIX, seedCatalogue, seedOrders } from './seed.js';
 import { distinctTypos } from './typos.js';
 
 /**
@@ -55,9 +55,11 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '50' },
     rounds: { type: 'string', default: '2' },
     db: { type: 'string' },
+    /** Orders of the shop's history, for the admin cases. */
+    orders: { type: 'string', default: '100000' },
     'skip-frontend': { type: 'boolean', default: false },
     out: { type: 'string', default: 'bench-results' },
-    /** Comma-separated case keys to run (listing-1,listing-500,search-exact,search-typo,detail,top,sign-in,orders). */
+    /** Comma-separated case keys to run (listing-1,listing-500,search-exact,search-typo,detail,top,sign-in,orders,admin-dashboard,admin-orders). */
     only: { type: 'string' },
   },
 });
@@ -70,6 +72,7 @@ function whole(name: string, raw: string | undefined, min: number): number {
 
 const options = {
   products: whole('products', args.products, 100),
+  orders: whole('orders', args.orders, 0),
   duration: whole('duration', args.duration, 1),
   connections: whole('connections', args.connections, 1),
   rounds: whole('rounds', args.rounds, 1),
@@ -274,6 +277,8 @@ async function scrapeQueries(baseUrl: string): Promise<number | null> {
 
 interface Prepared {
   seedSeconds: number;
+  /** Seconds to seed the order history; its orders are not the order rush's. */
+  orderSeedSeconds: number;
   serverVersion: string;
   detailIds: string[];
   orderStock: Map<string, number>;
@@ -308,12 +313,26 @@ async function prepareDatabase(database: Database): Promise<Prepared> {
   const count = Math.max(20, options.connections * 2);
   const passwordHash = await hashPassword(SHOPPER_PASSWORD);
   const shopperEmails = Array.from({ length: count }, (_, i) => `shopper${i + 1}@bench.duka.test`);
-  await db.insert(users).values(shopperEmails.map((email, i) => ({ name: `Bench Shopper ${i + 1}`, email, passwordHash })));
+  const shopperIds = await db
+    .insert(users)
+    .values(shopperEmails.map((email, i) => ({ name: `Bench Shopper ${i + 1}`, email, passwordHash })))
+    .returning({ id: users.id });
+
+  // The order history the admin cases read, with lines of products the order rush does not sell.
+  log(`seeding ${options.orders.toLocaleString('en')} orders…`);
+  const history = await seedOrders(
+    db,
+    options.orders,
+    shopperIds.map((u) => u.id),
+    detailIds,
+  );
+  log(`seeded ${history.orders.toLocaleString('en')} orders in ${history.seconds.toFixed(1)} s`);
 
   log('EXPLAIN ANALYZE of the read queries…');
   const explain = await explainReadQueries(database, { productId: detailIds[0] ?? '' });
   return {
     seedSeconds: seeded.seconds,
+    orderSeedSeconds: history.seconds,
     serverVersion: version?.server_version ?? 'unknown',
     detailIds,
     orderStock,
@@ -330,7 +349,10 @@ async function checkStock(database: Database, prepared: Prepared): Promise<Omit<
     sql`SELECT p.id, p.count_in_stock AS final, coalesce((SELECT sum(oi.qty) FROM order_items oi WHERE oi.product_id = p.id), 0) AS sold
         FROM ${products} p WHERE p.id IN ${ids}`,
   );
-  const [placed] = await queryRows<{ n: number | string }>(database.db, sql`SELECT count(*) AS n FROM orders`);
+  const [placed] = await queryRows<{ n: number | string }>(
+    database.db,
+    sql`SELECT count(*) AS n FROM orders WHERE number NOT LIKE ${`${SEEDED_ORDER_PREFIX}%`}`,
+  );
   let mismatched = 0;
   let oversold = 0;
   let unitsSold = 0;
@@ -426,7 +448,7 @@ async function signInShoppers(baseUrl: string, emails: string[]): Promise<string
   return sessions;
 }
 
-function buildCases(prepared: Prepared, sessions: string[], revalidationTag: string): Case[] {
+function buildCases(prepared: Prepared, sessions: string[], revalidationTag: string, adminCookies: string): Case[] {
   const get = (p: string, headers?: Record<string, string>): RequestSpec => ({
     method: 'GET',
     path: p,
@@ -542,6 +564,19 @@ function buildCases(prepared: Prepared, sessions: string[], revalidationTag: str
       ),
     },
     { key: 'orders', label: `Place order (${sessions.length} shoppers)`, kind: 'orders', specs: orders },
+    // The admin's reads over the seeded order history (--orders), never cached.
+    {
+      key: 'admin-dashboard',
+      label: `Admin dashboard (${options.orders.toLocaleString('en')} orders)`,
+      kind: 'admin',
+      specs: [get('/api/admin/dashboard', { cookie: adminCookies })],
+    },
+    {
+      key: 'admin-orders',
+      label: `Admin order list, to deliver, page 1 (${options.orders.toLocaleString('en')} orders)`,
+      kind: 'admin',
+      specs: [get('/api/orders?isPaid=true&isDelivered=false&pageNumber=1', { cookie: adminCookies })],
+    },
   ];
 }
 
@@ -550,14 +585,19 @@ function buildCases(prepared: Prepared, sessions: string[], revalidationTag: str
  * so the page is computed again (the products it shows stay cached per product, as in a shop).
  * Page 1 and the last page alternate, so a slow patch of the machine falls on both.
  */
-async function uncachedListing(duka: Server, lastPage: number, productId: string): Promise<UncachedResult[]> {
+/** Signs the admin in; answers the cookies an admin's requests carry. */
+async function signInAdmin(baseUrl: string): Promise<string> {
   const signIn = await send(
-    duka.url,
+    baseUrl,
     jsonPost('/api/users/auth', { email: 'admin@example.com', password: ADMIN_PASSWORD }, `XSRF-TOKEN=${XSRF}`),
   );
   const session = setCookies(signIn).get('duka_session');
   if (signIn.status !== 200 || !session) throw new Error(`the admin sign-in answered ${signIn.status}`);
-  const cookies = `XSRF-TOKEN=${XSRF}; duka_session=${session}`;
+  return `XSRF-TOKEN=${XSRF}; duka_session=${session}`;
+}
+
+async function uncachedListing(duka: Server, lastPage: number, productId: string): Promise<UncachedResult[]> {
+  const cookies = await signInAdmin(duka.url);
   const pages = [1, lastPage];
   const times = new Map<number, number[]>(pages.map((page) => [page, []]));
   for (let i = 0; i < UNCACHED_SAMPLES * pages.length; i++) {
@@ -726,7 +766,7 @@ async function benchDatabase(
     const sessions = await signInShoppers(duka.url, prepared.shopperEmails);
     const revalidated = await send(duka.url, { method: 'GET', path: REVALIDATED_PATH });
     const revalidationTag = headerOf(revalidated, 'etag');
-    const cases = buildCases(prepared, sessions, revalidationTag);
+    const cases = buildCases(prepared, sessions, revalidationTag, await signInAdmin(duka.url));
     const captures = await capture(duka.url, cases);
     const capturesFile = path.join(work, 'captures.json');
     await fsp.writeFile(capturesFile, JSON.stringify(captures));
@@ -806,6 +846,7 @@ async function benchDatabase(
       serverVersion: prepared.serverVersion,
       products: options.products,
       seedSeconds: prepared.seedSeconds,
+      seededOrders: { orders: options.orders, seconds: prepared.orderSeedSeconds },
       cases: results,
       uncached,
       orders,

@@ -8,6 +8,7 @@ import {
   dayEnd,
   dayStart,
   type Order,
+  type OrderFilters,
   type OrderListQuery,
   type OrderPage,
 } from '../../shared/schemas/orders.js';
@@ -333,15 +334,20 @@ function orderSearch(keyword: string): SQL {
   return sql`(${sql.join(matches, sql` OR `)})`;
 }
 
-/** One page of the admin order list, newest first, with its filters and search. */
-export async function listOrdersPage(db: Db, query: OrderListQuery): Promise<OrderPage> {
-  const where = and(
+/** The orders the admin list's filters and search keep; the CSV export keeps the same. */
+export function orderListWhere(query: OrderFilters): SQL | undefined {
+  return and(
     query.isPaid === undefined ? undefined : eq(orders.isPaid, query.isPaid),
     query.isDelivered === undefined ? undefined : eq(orders.isDelivered, query.isDelivered),
     query.from ? gte(orders.createdAt, dayStart(query.from)) : undefined,
     query.to ? lt(orders.createdAt, dayEnd(query.to)) : undefined,
     query.keyword ? orderSearch(query.keyword) : undefined,
   );
+}
+
+/** One page of the admin order list, newest first, with its filters and search. */
+export async function listOrdersPage(db: Db, query: OrderListQuery): Promise<OrderPage> {
+  const where = orderListWhere(query);
   const page = query.pageNumber ?? 1;
   const [counted] = await db.select({ count: sql<number>`count(*)::int` }).from(orders).where(where);
   const count = counted?.count ?? 0;

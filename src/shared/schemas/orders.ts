@@ -119,26 +119,38 @@ function isoDate(label: string) {
     .optional();
 }
 
+const unknownParameter = {
+  error: (issue: { code: string; keys?: string[] }) =>
+    issue.code === 'unrecognized_keys' ? `Unknown parameter: ${(issue.keys ?? []).join(', ')}` : undefined,
+};
+
+/** The admin order list's filters, shared by the list and the CSV export. */
+const orderFilters = {
+  isPaid: optionalFlag,
+  isDelivered: optionalFlag,
+  from: isoDate('from'),
+  to: isoDate('to'),
+  /** An order id (or its first characters), or part of the shopper's name, email or phone. */
+  keyword: listKeyword,
+};
+export type OrderFilters = { isPaid?: boolean; isDelivered?: boolean; from?: string; to?: string; keyword?: string };
+
+const datesInOrder = (q: OrderFilters) => !q.from || !q.to || dayStart(q.from) < dayEnd(q.to);
+
 /**
  * The admin order list's parameters. With none of them the list answers every order as a plain
  * array (the specification's answer); with any of them it answers one page, `{orders, page, pages}`.
  * Dates are UTC days, as the list shows them; `to` includes its whole day. Unknown names are refused.
  */
 export const orderListQuery = z
-  .strictObject(
-    {
-      pageNumber: optionalPageNumber,
-      isPaid: optionalFlag,
-      isDelivered: optionalFlag,
-      from: isoDate('from'),
-      to: isoDate('to'),
-      /** An order id (or its first characters), or part of the shopper's name, email or phone. */
-      keyword: listKeyword,
-    },
-    { error: (issue) => (issue.code === 'unrecognized_keys' ? `Unknown parameter: ${issue.keys.join(', ')}` : undefined) },
-  )
-  .refine((q) => !q.from || !q.to || dayStart(q.from) < dayEnd(q.to), { error: 'from must not be after to' });
+  .strictObject({ pageNumber: optionalPageNumber, ...orderFilters }, unknownParameter)
+  .refine(datesInOrder, { error: 'from must not be after to' });
 export type OrderListQuery = z.infer<typeof orderListQuery>;
+
+/** The order export's parameters: the list's filters, without a page (it answers every match). */
+export const orderExportQuery = z
+  .strictObject(orderFilters, unknownParameter)
+  .refine(datesInOrder, { error: 'from must not be after to' });
 
 /** The first instant of `from`: a day starts at 00:00 UTC. */
 export function dayStart(value: string): Date {

@@ -20,7 +20,20 @@ export const paths = {
   placeOrder: '/place-order',
   order: (id: string) => `/order/${id}`,
   admin: {
+    /** The dashboard: the Admin menu's first item. */
+    dashboard: '/admin',
     orders: '/admin/orderlist',
+    /** The order list with some of its filters, as the dashboard links to it. */
+    ordersWhere: (filters: { isPaid?: boolean; isDelivered?: boolean; to?: string }) => {
+      const query = new URLSearchParams();
+      if (filters.isPaid !== undefined) query.set('isPaid', String(filters.isPaid));
+      if (filters.isDelivered !== undefined) query.set('isDelivered', String(filters.isDelivered));
+      if (filters.to) query.set('to', filters.to);
+      const text = query.toString();
+      return text ? `/admin/orderlist?${text}` : '/admin/orderlist';
+    },
+    /** An order's packing slip, to print on A4 or a receipt printer. */
+    slip: (id: string) => `/admin/order/${id}/slip`,
     products: (page = 1) => (page <= 1 ? '/admin/productlist' : `/admin/productlist/page/${page}`),
     productEdit: (id: string) => `/admin/product/${id}/edit`,
     users: '/admin/userlist',

@@ -47,6 +47,8 @@ const ProfileScreen = lazyScreen(() => import('../features/account/ProfileScreen
 const ShippingScreen = lazyScreen(() => import('../features/checkout/ShippingScreen'));
 const PlaceOrderScreen = lazyScreen(() => import('../features/checkout/PlaceOrderScreen'));
 const OrderScreen = lazyScreen(() => import('../features/orders/OrderScreen'));
+const DashboardScreen = lazyScreen(() => import('../features/admin/DashboardScreen'));
+const PackingSlipScreen = lazyScreen(() => import('../features/admin/PackingSlipScreen'));
 const OrderListScreen = lazyScreen(() => import('../features/admin/OrderListScreen'));
 const ProductListScreen = lazyScreen(() => import('../features/admin/ProductListScreen'));
 const ProductEditScreen = lazyScreen(() => import('../features/admin/ProductEditScreen'));
@@ -77,6 +79,8 @@ export function AppRoutes() {
           <Route path="/order/:id" element={<OrderScreen />} />
         </Route>
         <Route element={<AdminRoute />}>
+          <Route path="/admin" element={<DashboardScreen />} />
+          <Route path="/admin/order/:id/slip" element={<PackingSlipScreen />} />
           <Route path="/admin/orderlist" element={<OrderListScreen />} />
           <Route path="/admin/productlist" element={<ProductListScreen />} />
           <Route path="/admin/productlist/page/:pageNumber" element={<ProductListScreen />} />
@@ -105,6 +109,8 @@ const SCREENS: [string, Screen][] = [
   ['/shipping', ShippingScreen],
   ['/place-order', PlaceOrderScreen],
   ['/order/:id', OrderScreen],
+  ['/admin', DashboardScreen],
+  ['/admin/order/:id/slip', PackingSlipScreen],
   ['/admin/orderlist', OrderListScreen],
   ['/admin/productlist', ProductListScreen],
   ['/admin/productlist/page/:pageNumber', ProductListScreen],

@@ -275,9 +275,10 @@ async function fillReceipt(
 // ------------------------------------------------------------------------------------------------
 
 /** Open exceptions: still need the merchant. */
-const isOpenException = and(isNotNull(mpesaPayments.exception), inArray(mpesaPayments.status, ['exception', 'credited']));
+export const isOpenException = and(isNotNull(mpesaPayments.exception), inArray(mpesaPayments.status, ['exception', 'credited']));
 
-function filterOf(filter: LedgerFilter): SQL | undefined {
+/** The payments a ledger view keeps: the list and the CSV export alike. */
+export function ledgerFilterWhere(filter: LedgerFilter): SQL | undefined {
   if (filter === 'exception') return isOpenException;
   if (filter === 'unmatched') return and(eq(mpesaPayments.exception, 'unmatched'), eq(mpesaPayments.status, 'exception'));
   return undefined;
@@ -301,7 +302,7 @@ export function toLedgerJson(row: LedgerRow, viewer: 'admin' | 'owner'): LedgerP
 export const LEDGER_PAGE_SIZE = 20;
 
 export async function listLedger(db: Db, filter: LedgerFilter, pageNumber: number): Promise<LedgerPage> {
-  const where = filterOf(filter);
+  const where = ledgerFilterWhere(filter);
   const [total] = await db.select({ n: count() }).from(mpesaPayments).where(where);
   const pages = Math.max(1, Math.ceil((total?.n ?? 0) / LEDGER_PAGE_SIZE));
   const page = Math.min(Math.max(1, pageNumber), pages);

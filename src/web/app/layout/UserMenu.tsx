@@ -55,6 +55,9 @@ export default function UserMenu({ user }: { user: PublicUser }) {
           <>
             <NavDropdown.Divider />
             <NavDropdown.Header>Admin</NavDropdown.Header>
+            <NavDropdown.Item as={Link} to={paths.admin.dashboard}>
+              Dashboard
+            </NavDropdown.Item>
             <NavDropdown.Item as={Link} to={paths.admin.products()}>
               Products
             </NavDropdown.Item>

@@ -5,7 +5,7 @@ import Form from 'react-bootstrap/Form';
 import Row from 'react-bootstrap/Row';
 import Spinner from 'react-bootstrap/Spinner';
 import { useSearchParams } from 'react-router';
-import { nairobiDay } from '../../../shared/dates';
+import { nairobiDay, nairobiMinute } from '../../../shared/dates';
 import type { Order } from '../../../shared/schemas/orders';
 import { paths } from '../../app/paths';
 import ConfirmDialog from '../../components/ConfirmDialog';
@@ -32,6 +32,19 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 function dayChoice(value: string | null): string {
   return value && DAY.test(value) ? value : '';
+}
+
+/** `to` is a day, or an instant when a link asks for orders placed up to a moment (the dashboard's "unpaid after a day"). */
+function toChoice(value: string | null): string {
+  if (!value) return '';
+  return DAY.test(value) || (value.includes('T') && !Number.isNaN(Date.parse(value))) ? value : '';
+}
+
+/** The CSV export of what the list shows: the same filters, every page. */
+function exportAddress(filters: Record<string, string>): string {
+  const query = new URLSearchParams(Object.entries(filters).filter(([, value]) => value !== ''));
+  const text = query.toString();
+  return text ? `/api/admin/exports/orders.csv?${text}` : '/api/admin/exports/orders.csv';
 }
 
 function pageFrom(param: string | null): number {
@@ -79,7 +92,8 @@ export default function OrderListScreen() {
   const paid = flagChoice(searchParams.get('isPaid'));
   const delivered = flagChoice(searchParams.get('isDelivered'));
   const from = dayChoice(searchParams.get('from'));
-  const to = dayChoice(searchParams.get('to'));
+  const to = toChoice(searchParams.get('to'));
+  const toInstant = to !== '' && !DAY.test(to);
   const keyword = (searchParams.get('keyword') ?? '').trim();
   const page = pageFrom(searchParams.get('page'));
   const filtering = paid !== '' || delivered !== '' || from !== '' || to !== '' || keyword !== '';
@@ -177,7 +191,12 @@ export default function OrderListScreen() {
           <Col xs={6} md={3} lg={2}>
             <Form.Group controlId="order-filter-to">
               <Form.Label>To</Form.Label>
-              <Form.Control type="date" value={to} min={from || undefined} onChange={(e) => update({ to: e.target.value })} />
+              <Form.Control
+                type="date"
+                value={toInstant ? '' : to}
+                min={from || undefined}
+                onChange={(e) => update({ to: e.target.value })}
+              />
             </Form.Group>
           </Col>
         </Row>
@@ -190,6 +209,13 @@ export default function OrderListScreen() {
           >
             To deliver
           </Button>
+          <a
+            className="btn btn-outline-dark tap-target d-inline-flex align-items-center"
+            href={exportAddress({ isPaid: paid, isDelivered: delivered, from, to, keyword })}
+            download
+          >
+            Export CSV
+          </a>
           {filtering && (
             <Button
               variant="link"
@@ -205,6 +231,7 @@ export default function OrderListScreen() {
             </Spinner>
           )}
         </div>
+        {toInstant && <p className="small text-body-secondary mt-2 mb-0">Placed up to {nairobiMinute(to)}</p>}
       </Form>
 
       {isLoading ? (

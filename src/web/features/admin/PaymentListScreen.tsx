@@ -62,8 +62,8 @@ export default function PaymentListScreen() {
         <RecordPaymentForm />
       </div>
 
-      <nav aria-label="Which payments">
-        <ul className="nav nav-pills gap-2 mb-3">
+      <nav aria-label="Which payments" className="d-flex flex-wrap align-items-start gap-2 mb-3">
+        <ul className="nav nav-pills gap-2 me-auto">
           {FILTERS.map((f) => (
             <li key={f.value} className="nav-item">
               <Link
@@ -76,6 +76,13 @@ export default function PaymentListScreen() {
             </li>
           ))}
         </ul>
+        <a
+          className="btn btn-outline-dark tap-target d-inline-flex align-items-center"
+          href={status === 'all' ? '/api/admin/exports/payments.csv' : `/api/admin/exports/payments.csv?status=${status}`}
+          download
+        >
+          Export CSV
+        </a>
       </nav>
 
       {isLoading ? (

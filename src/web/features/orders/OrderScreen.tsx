@@ -1,7 +1,8 @@
 import Col from 'react-bootstrap/Col';
 import ListGroup from 'react-bootstrap/ListGroup';
 import Row from 'react-bootstrap/Row';
-import { useParams } from 'react-router';
+import { Link, useParams } from 'react-router';
+import { paths } from '../../app/paths';
 import { useAppSelector } from '../../app/store';
 import Loader from '../../components/Loader';
 import Message from '../../components/Message';
@@ -39,8 +40,17 @@ export default function OrderScreen() {
   return (
     <>
       <PageTitle title={`Order ${order.orderNumber}`} />
-      <h1 className="h4 mb-1">Order {order.orderNumber}</h1>
-      <p className="small text-body-secondary text-break mb-3">Order id: {order._id}</p>
+      <div className="d-flex flex-wrap align-items-start justify-content-between gap-2 mb-3">
+        <div>
+          <h1 className="h4 mb-1">Order {order.orderNumber}</h1>
+          <p className="small text-body-secondary text-break mb-0">Order id: {order._id}</p>
+        </div>
+        {user?.isAdmin && (
+          <Link to={paths.admin.slip(order._id)} className="btn btn-outline-dark tap-target">
+            Packing slip
+          </Link>
+        )}
+      </div>
       <Row className="g-4">
         <Col md={8}>
           <ListGroup variant="flush">

@@ -1,5 +1,5 @@
-import type { MessageBody } from '../../../shared/schemas/common';
 import { IDEMPOTENCY_KEY_HEADER } from '../../../shared/constants';
+import type { MessageBody } from '../../../shared/schemas/common';
 import type { Order, OrderPage, ShippingAddress } from '../../../shared/schemas/orders';
 import { api } from '../../app/api';
 

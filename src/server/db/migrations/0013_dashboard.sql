@@ -1,0 +1,1 @@
+CREATE INDEX "orders_paid_at_idx" ON "orders" USING btree ("paid_at","total_cents") WHERE "orders"."is_paid";

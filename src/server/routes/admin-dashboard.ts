@@ -1,0 +1,66 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { DEFAULT_LOW_STOCK_THRESHOLD } from '../../shared/constants.js';
+import { nairobiDay } from '../../shared/dates.js';
+import { errorBody } from '../../shared/schemas/common.js';
+import { dashboard } from '../../shared/schemas/dashboard.js';
+import { orderExportQuery } from '../../shared/schemas/orders.js';
+import { ledgerFilter } from '../../shared/schemas/payments.js';
+import type { Db } from '../db/client.js';
+import { loadDashboard } from '../domain/dashboard.js';
+import { ORDER_CSV_HEADER, orderCsvRows, PAYMENT_CSV_HEADER, paymentCsvRows } from '../domain/exports.js';
+import { attachment, csvStream } from '../http/csv.js';
+
+const tags = ['admin'];
+const errors = { 400: errorBody, 401: errorBody, 403: errorBody };
+/** Documents the body for OpenAPI; the stream itself is sent as it is, never serialised (hence the casts below). */
+const csvFile = z.string().describe('CSV: UTF-8 with a byte-order mark, CRLF line ends, a header row, then a row per record');
+
+/** What the merchant looks at first, and the books to take away: the dashboard and the CSV exports. */
+const adminDashboardRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
+  app.get('/api/admin/dashboard', {
+    onRequest: app.requireAdmin,
+    schema: {
+      tags,
+      summary:
+        'Sales today, this week and this month, the last 30 days by day, orders to deliver, overdue unpaid orders, open payment exceptions and low stock (admin)',
+      response: { 200: dashboard, ...errors },
+    },
+    // The threshold is the default until the shop's settings give each shop its own.
+    handler: () => loadDashboard(db, { lowStockThreshold: DEFAULT_LOW_STOCK_THRESHOLD }),
+  });
+
+  app.get('/api/admin/exports/orders.csv', {
+    onRequest: app.requireAdmin,
+    schema: {
+      tags,
+      summary: 'Every order the admin order list’s filters keep, newest first, as CSV (admin)',
+      querystring: orderExportQuery,
+      response: { 200: csvFile, ...errors },
+    },
+    handler: async (request, reply) =>
+      reply
+        .type('text/csv; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .header('content-disposition', attachment(`orders-${nairobiDay(new Date())}.csv`))
+        .send(csvStream(ORDER_CSV_HEADER, orderCsvRows(db, request.query)) as unknown as string),
+  });
+
+  app.get('/api/admin/exports/payments.csv', {
+    onRequest: app.requireAdmin,
+    schema: {
+      tags,
+      summary: 'Every M-Pesa payment of a ledger view (all, open exceptions or unmatched), newest first, as CSV (admin)',
+      querystring: z.object({ status: ledgerFilter.default('all') }),
+      response: { 200: csvFile, ...errors },
+    },
+    handler: async (request, reply) =>
+      reply
+        .type('text/csv; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .header('content-disposition', attachment(`payments-${nairobiDay(new Date())}.csv`))
+        .send(csvStream(PAYMENT_CSV_HEADER, paymentCsvRows(db, request.query.status)) as unknown as string),
+  });
+};
+
+export default adminDashboardRoutes;
