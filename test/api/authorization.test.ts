@@ -165,6 +165,11 @@ const MATRIX: Record<string, Row> = {
     expect: { guest: 401, owner: 200, other: 404, admin: 200 },
     call: async (ctx) => ({ path: `/api/orders/${(await ownerOrder(ctx))._id}/payment` }),
   },
+  // A demo shop's simulated Paybill payment: the order's owner or an admin.
+  'POST /api/orders/{id}/simulate-paybill': {
+    expect: { guest: 401, owner: 202, other: 404, admin: 202 },
+    call: async (ctx) => ({ path: `/api/orders/${(await ownerOrder(ctx))._id}/simulate-paybill`, json: {} }),
+  },
   // Daraja's callback: public by design (the secret path is the credential), always acknowledged.
   'POST /api/hooks/daraja/stk/{token}': {
     expect: everyone(200),
