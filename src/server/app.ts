@@ -5,6 +5,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import type { Redis } from 'ioredis';
 import { catalogAnswers } from './cache/catalog-answers.js';
 import type { CatalogCache } from './cache/catalog-cache.js';
+import { SettingsCache } from './cache/settings-cache.js';
 import type { AppConfig } from './config.js';
 import type { Database } from './db/client.js';
 import type { Notifications } from './mail/notifications.js';
@@ -24,6 +25,7 @@ import imageRoutes from './routes/images.js';
 import orderRoutes from './routes/orders.js';
 import paymentRoutes, { type PaymentRoutesOptions } from './routes/payments.js';
 import productRoutes from './routes/products.js';
+import settingsRoutes from './routes/settings.js';
 import uploadRoutes from './routes/uploads.js';
 import userRoutes from './routes/users.js';
 
@@ -118,6 +120,7 @@ export async function buildApp({ config, database, notify, logger, payments, cac
   await app.register(userRoutes, { db, changes: cache, config, notify });
   await app.register(orderRoutes, { db, changes: cache, notify });
   await app.register(adminRoutes, { db });
+  await app.register(settingsRoutes, { db, changes: cache, settings: new SettingsCache(cache, database.catalogDb) });
   await app.register(paymentRoutes, {
     ...payments,
     promptsPerUser: config.mpesa.promptsPerUser,
