@@ -637,7 +637,16 @@ export function newOrderAlertMail(to: string, order: Order, shopUrl: string, sho
     reason: `You get this e-mail because this address receives ${shopName}'s merchant alerts (admin settings).`,
     body: [
       heading(order.isPaid ? 'New paid order' : 'New order, not paid yet'),
-      panel(pairsTable(facts), order.isPaid ? ACCENT : undefined),
+      para(muted(`Order ${escapeHtml(short)} · placed on ${escapeHtml(nairobiDay(order.createdAt))}`)),
+      // Short values only in the two columns: a long address must not widen the mail on a phone.
+      panel(pairsTable(facts.filter(([label]) => label !== 'Order' && label !== 'Customer')), order.isPaid ? ACCENT : undefined),
+      subheading('Customer'),
+      para(
+        order.user
+          ? `${escapeHtml(order.user.name)}<br>${link(`mailto:${order.user.email}`, order.user.email)}`
+          : 'A deleted account',
+        'word-break:break-word',
+      ),
       subheading('What was ordered'),
       itemsTable(order, shopUrl),
       summaryTable(order),
@@ -750,6 +759,7 @@ export function paymentExceptionAlertMail(
     reason: `You get this e-mail because this address receives ${shopName}'s merchant alerts (admin settings).`,
     body: [
       heading('A payment needs your attention'),
+      para(muted(`M-Pesa payment of ${escapeHtml(formatKsh(payment.amount))}`)),
       panel(para(escapeHtml(reason), 'margin:0'), '#b02a37'),
       pairsTable(facts),
       button(url, 'Open Payments'),
