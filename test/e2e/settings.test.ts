@@ -104,10 +104,11 @@ describe('shop settings on a phone', () => {
     await page.waitForURL('**/place-order');
     const totals = orderTotals([{ price: 1800, qty: 1 }], { taxPercent: 16, shippingFee: 250, freeShippingThreshold: 5000 });
     expect(totals).toEqual({ itemsPrice: 1800, shippingPrice: 250, taxPrice: 288, totalPrice: 2338 });
+    await expect.poll(() => page.getByText(formatKsh(totals.totalPrice)).first().isVisible()).toBe(true);
     for (const label of ['Items', 'Shipping', 'Tax', 'Total']) {
       expect(await page.getByText(label, { exact: true }).count(), label).toBeGreaterThan(0);
     }
-    await expect.poll(() => page.getByText(formatKsh(totals.totalPrice)).first().isVisible()).toBe(true);
+    expect(await page.getByText(formatKsh(250)).count()).toBeGreaterThan(0);
     await page.getByRole('button', { name: 'Place Order' }).click();
     await page.waitForURL(/\/order\/[0-9a-f-]{36}$/);
     const orderId = page.url().split('/').pop() ?? '';
