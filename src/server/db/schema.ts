@@ -428,7 +428,9 @@ export const images = pgTable(
 );
 
 /**
- * The merchant's settings (docs/settings.md): one row, made by migration 0012 with the defaults.
+ * The merchant's settings (docs/settings.md): one row, with the defaults until the merchant changes
+ * them. The shop makes it at start-up (not the migration: a database just migrated holds no shop
+ * data, so that db:import can load one, settings included).
  * Money is integer cents and the tax rate basis points (15% is 1500), so prices are computed in
  * whole numbers. An order keeps the figures it was priced with; changing these never touches one.
  */

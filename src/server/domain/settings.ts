@@ -7,7 +7,8 @@ import { shopSettings } from '../db/schema.js';
 import type { CatalogChanges } from './catalog-changes.js';
 
 /**
- * The merchant's settings (docs/settings.md): one row, made with the defaults by migration 0012.
+ * The merchant's settings (docs/settings.md): one row, made with the defaults at start-up
+ * (ensureSettings).
  * Requests read them through the settings cache (cache/settings-cache.ts); an order's transaction
  * and a mail's read them here, directly, so a price or a mail follows the settings as committed.
  */
@@ -29,10 +30,15 @@ function toSettingsJson(row: SettingsRow): ShopSettings {
   };
 }
 
+/** Makes the settings row with the defaults if there is none; run at start-up, under the start-up lock. */
+export async function ensureSettings(db: Db): Promise<void> {
+  await db.insert(shopSettings).values({ id: 1 }).onConflictDoNothing();
+}
+
 /** The settings as committed, in the caller's transaction when there is one. */
 export async function readSettings(db: Queryable): Promise<ShopSettings> {
   const [row] = await db.select().from(shopSettings).where(eq(shopSettings.id, 1));
-  if (!row) throw new Error('the shop_settings row is missing (migration 0012 makes it)');
+  if (!row) throw new Error('the shop_settings row is missing (the shop makes it at start-up)');
   return toSettingsJson(row);
 }
 
@@ -79,7 +85,7 @@ export async function updateSettings(db: Db, changes: CatalogChanges, body: Sett
     })
     .where(eq(shopSettings.id, 1))
     .returning();
-  if (!row) throw new Error('the shop_settings row is missing (migration 0012 makes it)');
+  if (!row) throw new Error('the shop_settings row is missing (the shop makes it at start-up)');
   await changes.committed({ products: [], listing: false, settings: true });
   return toSettingsJson(row);
 }

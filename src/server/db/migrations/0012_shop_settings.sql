@@ -15,6 +15,3 @@ CREATE TABLE "shop_settings" (
 	CONSTRAINT "shop_settings_money_not_negative" CHECK ("shop_settings"."shipping_fee_cents" >= 0 AND "shop_settings"."free_shipping_threshold_cents" >= 0),
 	CONSTRAINT "shop_settings_low_stock_not_negative" CHECK ("shop_settings"."low_stock_threshold" >= 0)
 );
---> statement-breakpoint
--- The one row, with the defaults: a shop that never opens its settings prices as it always did.
-INSERT INTO "shop_settings" ("id") VALUES (1) ON CONFLICT DO NOTHING;
