@@ -5,6 +5,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import type { Redis } from 'ioredis';
 import { catalogAnswers } from './cache/catalog-answers.js';
 import type { CatalogCache } from './cache/catalog-cache.js';
+import { SettingsCache } from './cache/settings-cache.js';
 import type { AppConfig } from './config.js';
 import type { Database } from './db/client.js';
 import type { Notifications } from './mail/notifications.js';
@@ -25,6 +26,7 @@ import imageRoutes from './routes/images.js';
 import orderRoutes from './routes/orders.js';
 import paymentRoutes, { type PaymentRoutesOptions } from './routes/payments.js';
 import productRoutes from './routes/products.js';
+import settingsRoutes from './routes/settings.js';
 import uploadRoutes from './routes/uploads.js';
 import userRoutes from './routes/users.js';
 
@@ -119,13 +121,15 @@ export async function buildApp({ config, database, notify, logger, payments, cac
   await app.register(userRoutes, { db, changes: cache, config, notify });
   await app.register(orderRoutes, { db, changes: cache, notify });
   await app.register(adminRoutes, { db });
+  const settings = new SettingsCache(cache, database.catalogDb);
+  await app.register(settingsRoutes, { db, changes: cache, settings });
   await app.register(paymentRoutes, {
     ...payments,
     promptsPerUser: config.mpesa.promptsPerUser,
     callbackAllowedIps: config.mpesa.callbackAllowedIps,
   });
   await app.register(adminPaymentRoutes, { db, notify });
-  await app.register(adminDashboardRoutes, { db });
+  await app.register(adminDashboardRoutes, { db, settings });
   await app.register(uploadRoutes, { db });
   await app.register(webApp, { webDir: config.webDir, apiNotFound: sendNotFound, answers });
 

@@ -14,6 +14,7 @@ import { seedShop } from './db/seed.js';
 import type { CatalogChanges } from './domain/catalog-changes.js';
 import { importLegacyUploads } from './domain/images.js';
 import { openExceptionCounts } from './domain/payments/ledger.js';
+import { ensureSettings } from './domain/settings.js';
 import { stopListening } from './http/stop-listening.js';
 import { outboxTransport, smtpTransport } from './mail/mailer.js';
 import { createNotifications } from './mail/notifications.js';
@@ -190,6 +191,7 @@ export async function startShop(config: AppConfig, options: { database?: Databas
     await database.withStartupLock(async () => {
       await database.migrate();
       await seedShop(database.db, config, log);
+      await ensureSettings(database.db);
     });
     // Outside the start-up lock: converting many old files must not hold up other instances, and
     // the import is safe to run concurrently.

@@ -1,5 +1,6 @@
 /** Business constants of docs/product-rules.md (Constants), shared by the server and the web client. */
 
+/** The shop's name until the merchant sets another (docs/settings.md). */
 export const SHOP_NAME = 'Duka';
 export const CURRENCY_LABEL = 'Ksh.';
 export const PAYMENT_METHOD = 'MPESA';
@@ -12,12 +13,6 @@ export const PRODUCTS_PAGE_SIZE = 12;
  * costs what a narrow one does. Past it, the count is shown as "1,000+".
  */
 export const SEARCH_RESULTS_CAP = 1000;
-
-/** Shipping is free above this items total (Ksh), otherwise the flat fee. */
-export const FREE_SHIPPING_ABOVE_KSH = 5000;
-export const SHIPPING_FEE_KSH = 100;
-/** Tax is this percentage of the items total. */
-export const TAX_PERCENT = 15;
 
 /** How many products the top-rated carousel shows. */
 export const TOP_PRODUCTS_COUNT = 3;

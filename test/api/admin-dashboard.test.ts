@@ -174,6 +174,19 @@ describe('GET /api/admin/dashboard', () => {
     });
   });
 
+  it("counts low stock at the shop's own threshold once the merchant sets one", async () => {
+    const raised = DEFAULT_LOW_STOCK_THRESHOLD + 1;
+    expect((await admin.put('/api/admin/settings', { lowStockThreshold: raised })).status).toBe(200);
+    try {
+      const answer = await dashboard();
+      expect(answer.lowStock.threshold).toBe(raised);
+      expect(answer.lowStock.products.map((p) => p.name)).toContain('Sufuria Set');
+      expect(answer.lowStock.count).toBe(3);
+    } finally {
+      await admin.put('/api/admin/settings', { lowStockThreshold: DEFAULT_LOW_STOCK_THRESHOLD });
+    }
+  });
+
   it('links to lists that show exactly the orders it counts', async () => {
     const answer = await dashboard();
     const toDeliver = await admin.get<OrderPage>('/api/orders?isPaid=true&isDelivered=false&pageNumber=1');

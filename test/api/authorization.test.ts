@@ -215,6 +215,13 @@ const MATRIX: Record<string, Row> = {
     expect: adminOnly(200),
     call: async () => ({ path: '/api/admin/exports/payments.csv?status=exception' }),
   },
+  'GET /api/settings': { expect: everyone(200), call: async () => ({ path: '/api/settings' }) },
+  'GET /api/admin/settings': { expect: adminOnly(200), call: async () => ({ path: '/api/admin/settings' }) },
+  // Sets what a new shop has, so the other rows price and mail as always.
+  'PUT /api/admin/settings': {
+    expect: adminOnly(200),
+    call: async () => ({ path: '/api/admin/settings', json: { shippingFee: 100, taxPercent: 15 } }),
+  },
   'GET /api/admin/products': { expect: adminOnly(200), call: async () => ({ path: '/api/admin/products' }) },
   'POST /api/uploads': {
     expect: adminOnly(201),
@@ -235,6 +242,7 @@ const MATRIX: Record<string, Row> = {
  * its caching. A new route is private unless it is added here.
  */
 const SESSIONLESS = new Set([
+  'GET /api/settings',
   'GET /api/health',
   'GET /api/health/live',
   'GET /api/products',

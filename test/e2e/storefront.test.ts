@@ -3,7 +3,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEARCH_RESULTS_CAP } from '../../src/shared/constants.js';
 import { formatKsh } from '../../src/shared/money.js';
-import { orderTotals } from '../../src/shared/pricing.js';
+import { DEFAULT_PRICING, orderTotals } from '../../src/shared/pricing.js';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { Product, ProductPage } from '../../src/shared/schemas/products.js';
 import type { TestShop } from '../support/shop.js';
@@ -92,7 +92,7 @@ describe('a shopper buys something, end to end', () => {
     await page.getByRole('button', { name: 'Continue' }).click();
     await page.waitForURL('**/place-order');
     await expect.poll(() => page.getByText('MPESA').first().isVisible()).toBe(true);
-    const totals = orderTotals([{ price: phone.price, qty: 3 }]);
+    const totals = orderTotals([{ price: phone.price, qty: 3 }], DEFAULT_PRICING);
     await expect.poll(() => page.getByText(formatKsh(totals.totalPrice)).first().isVisible()).toBe(true);
     await screenshotBoth(page, 'place-order');
 

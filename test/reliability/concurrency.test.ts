@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/server/db/client.js';
 import { toCents } from '../../src/shared/money.js';
-import { orderTotals } from '../../src/shared/pricing.js';
+import { DEFAULT_PRICING, orderTotals } from '../../src/shared/pricing.js';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { PaymentStatus, StkPushResponse } from '../../src/shared/schemas/payments.js';
 import type { Product, ProductDetail } from '../../src/shared/schemas/products.js';
@@ -488,7 +488,10 @@ describe('money and stock under concurrency', () => {
       for (const p of placed) {
         const order = orders.get(p.order._id);
         if (!order) continue;
-        const totals = orderTotals(order.orderItems.map((l) => ({ price: l.price, qty: l.qty })));
+        const totals = orderTotals(
+          order.orderItems.map((l) => ({ price: l.price, qty: l.qty })),
+          DEFAULT_PRICING,
+        );
         const stored = {
           itemsPrice: order.itemsPrice,
           shippingPrice: order.shippingPrice,

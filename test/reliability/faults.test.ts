@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { orderTotals } from '../../src/shared/pricing.js';
+import { DEFAULT_PRICING, orderTotals } from '../../src/shared/pricing.js';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { PaymentStatus, StkPushResponse } from '../../src/shared/schemas/payments.js';
 import type { Product } from '../../src/shared/schemas/products.js';
@@ -247,7 +247,7 @@ describe(`killing the shop with SIGKILL mid-burst (${DATABASE})`, () => {
           expect(line.price).toBe(price.get(line._id ?? ''));
           sold.set(line._id ?? '', (sold.get(line._id ?? '') ?? 0) + line.qty);
         }
-        const totals = orderTotals(order.orderItems);
+        const totals = orderTotals(order.orderItems, DEFAULT_PRICING);
         expect([order.itemsPrice, order.shippingPrice, order.taxPrice, order.totalPrice]).toEqual([
           totals.itemsPrice,
           totals.shippingPrice,
@@ -319,7 +319,10 @@ describe(`killing the shop with SIGKILL mid-burst (${DATABASE})`, () => {
     const lost = [...acked.keys()].filter((id) => !ordersById.has(id));
     const halfWritten = snapshot.orders.filter((order) => {
       const lines = linesOf.get(order.id) ?? [];
-      const totals = orderTotals(lines.map((l) => ({ price: l.price_cents / 100, qty: l.qty })));
+      const totals = orderTotals(
+        lines.map((l) => ({ price: l.price_cents / 100, qty: l.qty })),
+        DEFAULT_PRICING,
+      );
       const cents = [totals.itemsPrice, totals.shippingPrice, totals.taxPrice, totals.totalPrice].map((k) => Math.round(k * 100));
       return (
         lines.length === 0 ||

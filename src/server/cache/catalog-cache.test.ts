@@ -144,6 +144,36 @@ describe('catalogue versions', () => {
     expect((await here.current()).product('e')).not.toBe(before);
   });
 
+  it.each([
+    ['in one process (PGlite)', () => localVersion()],
+    ['shared through a feed', () => sharedVersion(memoryFeed().feed, never)],
+  ])('%s: a settings change moves the settings version only, and an import moves it too', async (_title, make) => {
+    const version: CatalogVersion = make();
+    const before = await version.current();
+    const [listing, a, settings] = [before.listing, before.product('a'), before.settings];
+    await version.record({ products: ['a'], listing: true });
+    expect((await version.current()).settings).toBe(settings);
+    const afterEdit = await version.current();
+    await version.record({ products: [], listing: false, settings: true });
+    const afterSettings = await version.current();
+    expect(afterSettings.settings).not.toBe(settings);
+    expect(afterSettings.listing).toBe(afterEdit.listing);
+    expect(afterSettings.product('a')).toBe(afterEdit.product('a'));
+    expect(afterEdit.listing).not.toBe(listing);
+    expect(afterEdit.product('a')).not.toBe(a);
+    await version.record({ products: [], listing: true, everything: true });
+    expect((await version.current()).settings).not.toBe(afterSettings.settings);
+  });
+
+  it('sees a settings change another instance recorded', async () => {
+    const shared = memoryFeed();
+    const here = sharedVersion(shared.feed, never);
+    const there = sharedVersion(shared.feed, never);
+    const settings = (await here.current()).settings;
+    await there.record({ products: [], listing: false, settings: true });
+    expect((await here.current()).settings).not.toBe(settings);
+  });
+
   it('a change that could not be recorded still keeps this instance from serving what it has', async () => {
     const feed: SharedFeed = {
       append: async () => {

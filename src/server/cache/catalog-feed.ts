@@ -15,6 +15,8 @@ import type { CatalogChange } from '../domain/catalog-changes.js';
 export interface CatalogState {
   listing: string;
   product(id: string): string;
+  /** The shop's settings (cache/settings-cache.ts): changes with every settings write. */
+  settings: string;
   /** Moves whenever any version does: equal before and after a read, no version moved meanwhile. */
   moves(): number;
 }
@@ -31,6 +33,7 @@ function encode(change: CatalogChange): string {
   const parts = [...change.products];
   if (change.listing) parts.push('listing');
   if (change.everything) parts.push('everything');
+  if (change.settings) parts.push('settings');
   return parts.join(',');
 }
 
@@ -43,6 +46,7 @@ function encode(change: CatalogChange): string {
 class Versions {
   private epoch = randomUUID();
   private listingSeq = 0;
+  private settingsSeq = 0;
   private readonly products = new Map<string, number>();
   private moved = 0;
   seq = 0;
@@ -53,6 +57,7 @@ class Versions {
     for (const part of encoded.split(',')) {
       if (part === 'everything') this.reset(seq);
       else if (part === 'listing') this.listingSeq = seq;
+      else if (part === 'settings') this.settingsSeq = seq;
       else if (part) this.products.set(part, seq);
     }
   }
@@ -62,6 +67,7 @@ class Versions {
     this.epoch = randomUUID();
     this.products.clear();
     this.listingSeq = seq;
+    this.settingsSeq = seq;
     this.seq = seq;
     this.moved += 1;
   }
@@ -72,6 +78,7 @@ class Versions {
     return {
       listing: `${this.epoch}:${this.listingSeq}`,
       product: (id) => `${this.epoch}:${this.products.get(id) ?? 0}`,
+      settings: `${this.epoch}:${this.settingsSeq}`,
       moves: () => this.moved,
     };
   }

@@ -14,6 +14,11 @@ export interface CatalogChange {
   listing: boolean;
   /** Everything may have changed: the whole catalogue was replaced (an import). */
   everything?: boolean;
+  /**
+   * The shop's settings changed (docs/settings.md). They travel in the same feed as the
+   * catalogue's changes, so every instance learns of them the way it learns of a price change.
+   */
+  settings?: boolean;
 }
 
 export interface CatalogChanges {

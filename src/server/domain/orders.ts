@@ -20,6 +20,7 @@ import type { CatalogChanges } from './catalog-changes.js';
 import { drawOrderNumber } from './order-number.js';
 import { assertOrderHasNoPayments } from './payments/ledger.js';
 import type { SessionUser } from './sessions.js';
+import { pricingOf, readSettings } from './settings.js';
 
 type OrderRow = typeof orders.$inferSelect;
 type OrderItemRow = typeof orderItems.$inferSelect;
@@ -164,9 +165,11 @@ async function orderPlacedWithKey(db: Queryable, userId: string, idempotencyKey:
 }
 
 /**
- * Places an order: every price comes from the catalogue (what the client sends is ignored),
- * and each line's stock is taken in the same transaction with a conditional update, so two
- * shoppers can never both buy the last unit. Any line that cannot be filled rolls back the lot.
+ * Places an order: every price comes from the catalogue (what the client sends is ignored) and
+ * the shipping and tax from the settings as committed when the order is priced, inside its
+ * transaction; the order keeps those figures whatever the settings become. Each line's stock is
+ * taken in the same transaction with a conditional update, so two shoppers can never both buy the
+ * last unit. Any line that cannot be filled rolls back the lot.
  *
  * With an idempotency key, a repeat of the request answers the order the first one placed, whatever
  * its body: the first answer may have been lost on the way (a dropped mobile connection, an
@@ -210,7 +213,8 @@ async function placeNewOrder(
   const productIds = [...lines.keys()].sort();
 
   const placed = await db.transaction(async (tx) => {
-    const sold: { productId: string; name: string; image: string; priceCents: number; qty: number }[] = [];
+    const settings = await readSettings(tx);
+    const sold: { productId: string; name: string; image: string; priceCents: number; qty: number; left: number }[] = [];
     for (const productId of productIds) {
       const qty = lines.get(productId) ?? 0;
       const [taken] = await tx
@@ -218,7 +222,12 @@ async function placeNewOrder(
         .set({ countInStock: sql`${products.countInStock} - ${qty}` })
         // A draft is never sold: it answers as if it did not exist.
         .where(and(eq(products.id, productId), eq(products.isDraft, false), gte(products.countInStock, qty)))
-        .returning({ name: products.name, image: products.image, priceCents: products.priceCents });
+        .returning({
+          name: products.name,
+          image: products.image,
+          priceCents: products.priceCents,
+          left: products.countInStock,
+        });
       if (!taken) {
         const [product] = await tx
           .select({ name: products.name, countInStock: products.countInStock })
@@ -235,7 +244,10 @@ async function placeNewOrder(
       sold.push({ productId, ...taken, qty });
     }
 
-    const totals = orderTotals(sold.map((line) => ({ price: fromCents(line.priceCents), qty: line.qty })));
+    const totals = orderTotals(
+      sold.map((line) => ({ price: fromCents(line.priceCents), qty: line.qty })),
+      pricingOf(settings),
+    );
     const address = body.shippingAddress;
     // A repeated number (about one in a trillion per order) is drawn again, without aborting the transaction.
     let created: { id: string } | undefined;
@@ -277,6 +289,14 @@ async function placeNewOrder(
     );
     const order = await loadExistingOrder(tx, created.id);
     await notify.orderPlaced(tx, order);
+    const low = sold.filter((line) => line.left <= settings.lowStockThreshold);
+    if (low.length > 0) {
+      await notify.lowStock(
+        tx,
+        order,
+        low.map((line) => ({ productId: line.productId, name: line.name, countInStock: line.left })),
+      );
+    }
     return order;
   });
   // Stock only: no list shows other products or another order because of it.

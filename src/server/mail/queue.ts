@@ -5,7 +5,16 @@ import type { Db, Queryable } from '../db/client.js';
 import { mailQueue } from '../db/schema.js';
 import type { MailMessage, MailTransport } from './mailer.js';
 
-export type MailKind = 'password_reset' | 'account_changed' | 'order_placed' | 'order_paid' | 'order_delivered';
+export type MailKind =
+  | 'password_reset'
+  | 'account_changed'
+  | 'order_placed'
+  | 'order_paid'
+  | 'order_delivered'
+  /** To the merchant's alert address (docs/settings.md). */
+  | 'merchant_new_order'
+  | 'merchant_low_stock'
+  | 'merchant_payment_exception';
 
 /** Puts a message in the queue, in the caller's transaction when there is one. */
 export async function enqueueMail(db: Queryable, kind: MailKind, message: MailMessage): Promise<void> {

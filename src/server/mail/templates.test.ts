@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import { formatKsh } from '../../shared/money.js';
 import type { Order } from '../../shared/schemas/orders.js';
 import type { MailMessage } from './mailer.js';
-import { escapeHtml, orderDeliveredMail, orderPaidMail, orderPlacedMail, passwordResetMail } from './templates.js';
+import {
+  escapeHtml,
+  lowStockAlertMail,
+  newOrderAlertMail,
+  orderDeliveredMail,
+  orderPaidMail,
+  orderPlacedMail,
+  passwordResetMail,
+  paymentExceptionAlertMail,
+} from './templates.js';
 
 const SHOP_URL = 'https://duka.example.co.ke';
 const ORDER_ID = '6f1c2a9e-4b7d-4e21-9a33-0c5d8e7f1a22';
@@ -299,5 +309,63 @@ describe('passwordResetMail', () => {
     expect(mail.html).not.toContain(SCRIPT);
     expect(mail.html).toContain(escapeHtml(SCRIPT));
     expect(mail.text).toContain(`Hello ${SCRIPT},`);
+  });
+});
+
+describe('the shop name from the settings', () => {
+  it('names the shop in every part of a mail, escaped in the HTML', () => {
+    const mail = orderPaidMail(anOrder(paid), SHOP_URL, undefined, `Soko ${SCRIPT}`);
+    expect(mail.subject).toContain(`Soko ${SCRIPT} order`);
+    expect(mail.text).toContain(`Soko ${SCRIPT} · ${SHOP_URL}`);
+    expect(mail.html).not.toContain(SCRIPT);
+    expect(mail.html).toContain(`Soko ${escapeHtml(SCRIPT)}`);
+    expect(mail.html).not.toMatch(/>Duka</);
+    expectMailSafeHtml(mail.html);
+  });
+});
+
+describe('merchant alerts', () => {
+  const ALERTS = 'owner@duka.example.co.ke';
+
+  it('a new paid order: who, what, the total and a link to the order', () => {
+    const mail = newOrderAlertMail(ALERTS, anOrder(paid), SHOP_URL, 'Duka');
+    expect(mail.to).toBe(ALERTS);
+    expect(mail.subject).toBe(`New paid order ${anOrder().orderNumber}: ${formatKsh(anOrder().totalPrice)}`);
+    expectBoth(mail, [anOrder().user?.email ?? '', `${SHOP_URL}/order/${ORDER_ID}`]);
+    expectMailSafeHtml(mail.html);
+  });
+
+  it('a new unpaid order says so', () => {
+    const mail = newOrderAlertMail(ALERTS, anOrder(), SHOP_URL, 'Duka');
+    expect(mail.subject).toMatch(/^New order \w+ \(not paid yet\)/);
+    expect(mail.text).toContain('Not paid yet');
+  });
+
+  it('low stock lists each product with what is left and where to restock it, escaped', () => {
+    const lines = [
+      { productId: 'p1', name: `Towel ${SCRIPT}`, countInStock: 2 },
+      { productId: 'p2', name: 'Kettle', countInStock: 0 },
+    ];
+    const mail = lowStockAlertMail(ALERTS, anOrder(), lines, 5, SHOP_URL, 'Duka');
+    expect(mail.subject).toBe(`Low stock: 2 products after order ${anOrder().orderNumber}`);
+    expectBoth(mail, ['2 left', 'Out of stock', 'threshold of 5', `${SHOP_URL}/admin/product/p2/edit`]);
+    expect(mail.html).not.toContain(SCRIPT);
+    expect(mail.text).toContain(`Towel ${SCRIPT}`);
+    expectMailSafeHtml(mail.html);
+    expect(lowStockAlertMail(ALERTS, anOrder(), [lines[1] ?? lines[0]!], 5, SHOP_URL, 'Duka').subject).toBe(
+      'Low stock: Kettle (out of stock)',
+    );
+  });
+
+  it('a payment exception gives the reason, the receipt and the Payments screen', () => {
+    const mail = paymentExceptionAlertMail(
+      ALERTS,
+      { receipt: 'SKL4A7K2QZ', amount: 4412, phone: '254712345678', exception: 'unmatched', orderNumber: null },
+      SHOP_URL,
+      'Duka',
+    );
+    expect(mail.subject).toBe(`Payment needs attention: ${formatKsh(4412)} (SKL4A7K2QZ)`);
+    expectBoth(mail, ['No order matched this payment', 'SKL4A7K2QZ', 'None matched', `${SHOP_URL}/admin/payments`]);
+    expectMailSafeHtml(mail.html);
   });
 });

@@ -1,7 +1,9 @@
 import { SHOP_NAME } from '../../shared/constants.js';
 import { nairobiDay } from '../../shared/dates.js';
 import { formatKsh, fromCents, toCents } from '../../shared/money.js';
+import { EXCEPTION_REASON } from '../../shared/payment-exceptions.js';
 import type { Order } from '../../shared/schemas/orders.js';
+import type { PaymentException } from '../../shared/schemas/payments.js';
 import type { LipaNaMpesa } from '../mpesa/lipa-na-mpesa.js';
 import type { MailMessage } from './mailer.js';
 
@@ -88,8 +90,8 @@ function addressRows(order: Order): [string, string][] {
 // ---------------------------------------------------------------------------------------------
 // Plain text pieces
 
-function textFooter(shopUrl: string | undefined): string {
-  return ['--', shopUrl ? `${SHOP_NAME} · ${shopUrl}` : SHOP_NAME].join('\n');
+function textFooter(shopUrl: string | undefined, shopName: string): string {
+  return ['--', shopUrl ? `${shopName} · ${shopUrl}` : shopName].join('\n');
 }
 
 /** Label/value lines with the values lined up. */
@@ -117,15 +119,16 @@ interface Layout {
   shopUrl?: string;
   /** Why this person gets the mail, shown small in the footer. */
   reason: string;
+  /** The merchant's name for the shop (its settings): text, escaped here. */
+  shopName: string;
 }
 
-function layout({ title, preheader, body, shopUrl, reason }: Layout): string {
-  const shopName = shopUrl
-    ? `<a href="${escapeHtml(shopUrl)}" style="color:#ffffff;text-decoration:none">${SHOP_NAME}</a>`
-    : SHOP_NAME;
+function layout({ title, preheader, body, shopUrl, reason, shopName }: Layout): string {
+  const name = escapeHtml(shopName);
+  const brand = shopUrl ? `<a href="${escapeHtml(shopUrl)}" style="color:#ffffff;text-decoration:none">${name}</a>` : name;
   const footerLine = shopUrl
-    ? `${SHOP_NAME} · <a href="${escapeHtml(shopUrl)}" style="color:${MUTED};text-decoration:underline">${escapeHtml(shopUrl)}</a>`
-    : SHOP_NAME;
+    ? `${name} · <a href="${escapeHtml(shopUrl)}" style="color:${MUTED};text-decoration:underline">${escapeHtml(shopUrl)}</a>`
+    : name;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -140,7 +143,7 @@ function layout({ title, preheader, body, shopUrl, reason }: Layout): string {
 <table ${LAYOUT_TABLE} width="100%" bgcolor="${PAGE}" style="width:100%;background-color:${PAGE}">
 <tr><td align="center" style="padding:24px 10px">
 <table ${LAYOUT_TABLE} width="600" style="width:100%;max-width:600px;border-collapse:separate">
-<tr><td bgcolor="${BRAND}" style="background-color:${BRAND};border-radius:8px 8px 0 0;padding:18px 24px;font-family:${FONT};font-size:24px;line-height:28px;font-weight:700;letter-spacing:0.02em;color:#ffffff">${shopName}</td></tr>
+<tr><td bgcolor="${BRAND}" style="background-color:${BRAND};border-radius:8px 8px 0 0;padding:18px 24px;font-family:${FONT};font-size:24px;line-height:28px;font-weight:700;letter-spacing:0.02em;color:#ffffff">${brand}</td></tr>
 <tr><td bgcolor="#ffffff" style="background-color:#ffffff;border:1px solid ${BORDER};border-top:0;border-radius:0 0 8px 8px;padding:28px 24px 24px;font-family:${FONT};font-size:15px;line-height:1.55;color:${TEXT}">
 ${body}
 </td></tr>
@@ -244,8 +247,8 @@ function summaryTable(order: Order): string {
 // ---------------------------------------------------------------------------------------------
 // The mails
 
-export function passwordResetMail(to: string, name: string, link: string): MailMessage {
-  const subject = `Reset your ${SHOP_NAME} password`;
+export function passwordResetMail(to: string, name: string, link: string, shopName: string = SHOP_NAME): MailMessage {
+  const subject = `Reset your ${shopName} password`;
   // The link is {shopUrl}/reset-password/{token}; its start names the shop in the footer.
   const at = link.indexOf('/reset-password/');
   const shopUrl = at > 0 ? link.slice(0, at) : undefined;
@@ -255,24 +258,25 @@ export function passwordResetMail(to: string, name: string, link: string): MailM
     text: [
       `Hello ${name},`,
       '',
-      `Someone asked to reset the password of your ${SHOP_NAME} account. To choose a new password, open this link within 1 hour:`,
+      `Someone asked to reset the password of your ${shopName} account. To choose a new password, open this link within 1 hour:`,
       '',
       link,
       '',
       'If it was not you, ignore this message: your password stays as it is.',
       '',
-      textFooter(shopUrl),
+      textFooter(shopUrl, shopName),
     ].join('\n'),
     html: layout({
+      shopName,
       title: subject,
       preheader: 'Choose a new password within 1 hour.',
       shopUrl,
-      reason: `You get this e-mail because a password reset was asked for your ${SHOP_NAME} account.`,
+      reason: `You get this e-mail because a password reset was asked for your ${shopName} account.`,
       body: [
         heading('Reset your password'),
         para(`Hello ${escapeHtml(name)},`, 'margin-top:14px'),
         para(
-          `Someone asked to reset the password of your ${SHOP_NAME} account. To choose a new password, open this link within 1 hour:`,
+          `Someone asked to reset the password of your ${escapeHtml(shopName)} account. To choose a new password, open this link within 1 hour:`,
         ),
         button(link, 'Reset my password'),
         para('If it was not you, ignore this message: your password stays as it is.', 'margin:14px 0 0'),
@@ -302,26 +306,32 @@ function changeTime(at: Date): string {
  * and what to do if it was not its owner. It goes to the old address so that whoever took the
  * account over cannot hide it.
  */
-export function accountChangedMail(to: string, name: string, change: AccountChange, shopUrl: string): MailMessage {
+export function accountChangedMail(
+  to: string,
+  name: string,
+  change: AccountChange,
+  shopUrl: string,
+  shopName: string = SHOP_NAME,
+): MailMessage {
   const what =
     change.password && change.newEmail
       ? 'password and email address were'
       : change.password
         ? 'password was'
         : 'email address was';
-  const subject = `Your ${SHOP_NAME} ${change.password && !change.newEmail ? 'password' : 'account'} was changed`;
-  const who = change.byAdmin ? `by an administrator of ${SHOP_NAME}` : 'from your account';
+  const subject = `Your ${shopName} ${change.password && !change.newEmail ? 'password' : 'account'} was changed`;
+  const who = change.byAdmin ? `by an administrator of ${shopName}` : 'from your account';
   const facts = [
     `The ${what} changed on ${changeTime(change.at)} ${who}.`,
     ...(change.newEmail ? [`The account's email address is now ${change.newEmail}; this address no longer signs in.`] : []),
   ];
   const reset = `${baseUrl(shopUrl)}/forgot-password`;
   const advice =
-    `If it was not you, someone else may have your account: reply to this e-mail or contact ${SHOP_NAME} at once` +
+    `If it was not you, someone else may have your account: reply to this e-mail or contact ${shopName} at once` +
     (change.newEmail ? ' so that we can give it back to you.' : `, and choose a new password at ${reset}.`);
   const adviceHtml = change.newEmail
     ? escapeHtml(advice)
-    : `If it was not you, someone else may have your account: reply to this e-mail or contact ${SHOP_NAME} at once, and ${link(reset, 'choose a new password')}.`;
+    : `If it was not you, someone else may have your account: reply to this e-mail or contact ${escapeHtml(shopName)} at once, and ${link(reset, 'choose a new password')}.`;
   return {
     to,
     subject,
@@ -334,13 +344,14 @@ export function accountChangedMail(to: string, name: string, change: AccountChan
       '',
       'If it was you, there is nothing to do.',
       '',
-      textFooter(shopUrl),
+      textFooter(shopUrl, shopName),
     ].join('\n'),
     html: layout({
+      shopName,
       title: subject,
       preheader: facts[0] ?? subject,
       shopUrl,
-      reason: `You get this e-mail because the ${what} changed on your ${SHOP_NAME} account.`,
+      reason: `You get this e-mail because the ${what} changed on your ${shopName} account.`,
       body: [
         heading(subject),
         para(`Hello ${escapeHtml(name)},`, 'margin-top:14px'),
@@ -367,14 +378,14 @@ function lipaNaMpesaRows(order: Order, shop: LipaNaMpesa, amount: string): [stri
   ];
 }
 
-export function orderPlacedMail(order: Order, shopUrl: string, shop: LipaNaMpesa): MailMessage {
+export function orderPlacedMail(order: Order, shopUrl: string, shop: LipaNaMpesa, shopName: string = SHOP_NAME): MailMessage {
   const user = customerOf(order);
   const base = baseUrl(shopUrl);
   const short = order.orderNumber;
   const url = orderUrl(order, shopUrl);
   // Written as the order page's Pay button writes it: "Ksh. 4,412.00".
   const amount = formatKsh(mpesaAmount(order));
-  const subject = `Your ${SHOP_NAME} order ${short} is placed`;
+  const subject = `Your ${shopName} order ${short} is placed`;
   const howToPay = `Pay with M-Pesa from your order page: open ${url}, enter your M-Pesa number and confirm the prompt on your phone with your PIN. Amount: ${amount}`;
   const fallbackTitle = 'paybill' in shop ? 'Or pay with M-Pesa Paybill' : 'Or pay with M-Pesa Buy Goods (Till)';
   const fallbackRows = lipaNaMpesaRows(order, shop, amount);
@@ -400,7 +411,7 @@ export function orderPlacedMail(order: Order, shopUrl: string, shop: LipaNaMpesa
     '',
     `Your order: ${url}`,
     '',
-    textFooter(base),
+    textFooter(base, shopName),
   ].join('\n');
 
   const payHtml = order.isPaid
@@ -420,12 +431,13 @@ export function orderPlacedMail(order: Order, shopUrl: string, shop: LipaNaMpesa
       );
 
   const html = layout({
+    shopName,
     title: subject,
     preheader: order.isPaid
       ? `Order ${short} is placed and paid.`
       : `Order ${short} is placed. Amount to pay with M-Pesa: ${amount}`,
     shopUrl: base,
-    reason: `You get this e-mail because you placed an order at ${SHOP_NAME}.`,
+    reason: `You get this e-mail because you placed an order at ${shopName}.`,
     body: [
       heading('Thank you for your order'),
       para(muted(`Order ${escapeHtml(short)} · placed on ${escapeHtml(nairobiDay(order.createdAt))}`)),
@@ -454,12 +466,17 @@ export function orderPlacedMail(order: Order, shopUrl: string, shop: LipaNaMpesa
  * Sent when an order's payment is recorded, with the M-Pesa receipt when there is one. The amount
  * is what M-Pesa charged (whole shillings), not the total with its cents.
  */
-export function orderPaidMail(order: Order, shopUrl: string, amountPaid: number = order.totalPrice): MailMessage {
+export function orderPaidMail(
+  order: Order,
+  shopUrl: string,
+  amountPaid: number = order.totalPrice,
+  shopName: string = SHOP_NAME,
+): MailMessage {
   const user = customerOf(order);
   const base = baseUrl(shopUrl);
   const short = order.orderNumber;
   const url = orderUrl(order, shopUrl);
-  const subject = `Payment received for your ${SHOP_NAME} order ${short}`;
+  const subject = `Payment received for your ${shopName} order ${short}`;
   const facts: [string, string][] = [
     ['Order', short],
     ['Amount paid', formatKsh(amountPaid)],
@@ -477,14 +494,15 @@ export function orderPaidMail(order: Order, shopUrl: string, amountPaid: number 
     '',
     `Your order: ${url}`,
     '',
-    textFooter(base),
+    textFooter(base, shopName),
   ].join('\n');
 
   const html = layout({
+    shopName,
     title: subject,
     preheader: `We have received ${formatKsh(amountPaid)} for order ${short}.${order.mpesaReceipt ? ` M-Pesa receipt: ${order.mpesaReceipt}` : ''}`,
     shopUrl: base,
-    reason: `You get this e-mail because you paid for an order at ${SHOP_NAME}.`,
+    reason: `You get this e-mail because you paid for an order at ${shopName}.`,
     body: [
       heading('Payment received'),
       para(muted(`Order ${escapeHtml(short)}`)),
@@ -501,12 +519,12 @@ export function orderPaidMail(order: Order, shopUrl: string, amountPaid: number 
 }
 
 /** Sent when an order is marked delivered: what arrived, and an invitation to review it. */
-export function orderDeliveredMail(order: Order, shopUrl: string): MailMessage {
+export function orderDeliveredMail(order: Order, shopUrl: string, shopName: string = SHOP_NAME): MailMessage {
   const user = customerOf(order);
   const base = baseUrl(shopUrl);
   const short = order.orderNumber;
   const url = orderUrl(order, shopUrl);
-  const subject = `Your ${SHOP_NAME} order ${short} has been delivered`;
+  const subject = `Your ${shopName} order ${short} has been delivered`;
   const deliveredOn = order.deliveredAt ? ` on ${nairobiDay(order.deliveredAt)}` : '';
   const reviewable = order.orderItems.some((item) => item._id !== null);
   const reviewLine = 'How do you like your purchase? Other shoppers would love to hear it: leave a review on the product page.';
@@ -528,7 +546,7 @@ export function orderDeliveredMail(order: Order, shopUrl: string): MailMessage {
     '',
     `Your order: ${url}`,
     '',
-    textFooter(base),
+    textFooter(base, shopName),
   ].join('\n');
 
   const itemRows = order.orderItems
@@ -545,10 +563,11 @@ export function orderDeliveredMail(order: Order, shopUrl: string): MailMessage {
     .join('\n');
 
   const html = layout({
+    shopName,
     title: subject,
     preheader: `Order ${short} was delivered${deliveredOn}. We hope you enjoy it!`,
     shopUrl: base,
-    reason: `You get this e-mail because your ${SHOP_NAME} order was delivered.`,
+    reason: `You get this e-mail because your ${shopName} order was delivered.`,
     body: [
       heading('Your order has been delivered'),
       para(
@@ -567,4 +586,184 @@ export function orderDeliveredMail(order: Order, shopUrl: string): MailMessage {
   });
 
   return { to: user.email, subject, text, html };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Merchant alerts: to the settings' alert address, about the shop rather than one shopper
+
+function customerLine(order: Order): string {
+  return order.user ? `${order.user.name} <${order.user.email}>` : 'a deleted account';
+}
+
+/**
+ * A new order: paid (the usual alert), or placed and not paid yet when the merchant asked for
+ * those too. What was ordered, by whom, where it goes, and the link to the order.
+ */
+export function newOrderAlertMail(to: string, order: Order, shopUrl: string, shopName: string): MailMessage {
+  const base = baseUrl(shopUrl);
+  const short = order.orderNumber;
+  // The order page shows an admin its actions (Mark As Paid, Mark As Delivered).
+  const url = orderUrl(order, shopUrl);
+  const state = order.isPaid ? 'paid' : 'not paid yet';
+  const subject = order.isPaid
+    ? `New paid order ${short}: ${formatKsh(order.totalPrice)}`
+    : `New order ${short} (not paid yet): ${formatKsh(order.totalPrice)}`;
+  const facts: [string, string][] = [
+    ['Order', short],
+    ['Customer', customerLine(order)],
+    ['Total', formatKsh(order.totalPrice)],
+    ['Payment', order.isPaid ? `Paid${order.mpesaReceipt ? `, M-Pesa receipt ${order.mpesaReceipt}` : ''}` : 'Not paid yet'],
+  ];
+  const text = [
+    `A new order was placed at ${shopName} (${state}).`,
+    '',
+    textPairs(facts),
+    '',
+    'ITEMS',
+    textItems(order),
+    '',
+    'SHIPPING ADDRESS',
+    textPairs(addressRows(order)),
+    '',
+    `Open the order: ${url}`,
+    '',
+    textFooter(base, shopName),
+  ].join('\n');
+  const html = layout({
+    shopName,
+    title: subject,
+    preheader: `${customerLine(order)} ordered ${order.orderItems.length} item(s) for ${formatKsh(order.totalPrice)}.`,
+    shopUrl: base,
+    reason: `You get this e-mail because this address receives ${shopName}'s merchant alerts (admin settings).`,
+    body: [
+      heading(order.isPaid ? 'New paid order' : 'New order, not paid yet'),
+      para(muted(`Order ${escapeHtml(short)} · placed on ${escapeHtml(nairobiDay(order.createdAt))}`)),
+      // Short values only in the two columns: a long address must not widen the mail on a phone.
+      panel(pairsTable(facts.filter(([label]) => label !== 'Order' && label !== 'Customer')), order.isPaid ? ACCENT : undefined),
+      subheading('Customer'),
+      para(
+        order.user
+          ? `${escapeHtml(order.user.name)}<br>${link(`mailto:${order.user.email}`, order.user.email)}`
+          : 'A deleted account',
+        'word-break:break-word',
+      ),
+      subheading('What was ordered'),
+      itemsTable(order, shopUrl),
+      summaryTable(order),
+      subheading('Shipping address'),
+      panel(pairsTable(addressRows(order))),
+      button(url, 'Open the order'),
+    ].join('\n'),
+  });
+  return { to, subject, text, html };
+}
+
+export interface LowStockLine {
+  productId: string;
+  name: string;
+  countInStock: number;
+}
+
+function stockText(count: number): string {
+  return count === 0 ? 'Out of stock' : `${count} left`;
+}
+
+/** An order left products at or below the low-stock threshold: which, how many are left, where to restock. */
+export function lowStockAlertMail(
+  to: string,
+  order: Order,
+  lines: readonly LowStockLine[],
+  threshold: number,
+  shopUrl: string,
+  shopName: string,
+): MailMessage {
+  const base = baseUrl(shopUrl);
+  const editUrl = (line: LowStockLine) => `${base}/admin/product/${encodeURIComponent(line.productId)}/edit`;
+  const first = lines[0];
+  const subject =
+    lines.length === 1 && first
+      ? `Low stock: ${first.name} (${stockText(first.countInStock).toLowerCase()})`
+      : `Low stock: ${lines.length} products after order ${order.orderNumber}`;
+  const intro = `Order ${order.orderNumber} left ${lines.length === 1 ? 'this product' : 'these products'} at or below your low-stock threshold of ${threshold}.`;
+  const text = [
+    intro,
+    '',
+    ...lines.map((line) => `- ${line.name}: ${stockText(line.countInStock)}\n  Restock: ${editUrl(line)}`),
+    '',
+    textFooter(base, shopName),
+  ].join('\n');
+  const rows = lines
+    .map(
+      (line) => `<tr>
+<td style="padding:12px 12px 12px 0;border-bottom:1px solid ${BORDER};vertical-align:top">${link(editUrl(line), line.name)}</td>
+<td align="right" style="padding:12px 0;border-bottom:1px solid ${BORDER};vertical-align:top;white-space:nowrap;font-weight:700;color:${line.countInStock === 0 ? '#b02a37' : TEXT}">${escapeHtml(stockText(line.countInStock))}</td>
+</tr>`,
+    )
+    .join('\n');
+  const html = layout({
+    shopName,
+    title: subject,
+    preheader: intro,
+    shopUrl: base,
+    reason: `You get this e-mail because this address receives ${shopName}'s merchant alerts (admin settings).`,
+    body: [
+      heading('Low stock'),
+      para(escapeHtml(intro), 'margin-top:14px'),
+      `<table ${LAYOUT_TABLE} width="100%" style="width:100%;border-collapse:collapse;font-family:${FONT};font-size:15px;line-height:1.45;color:${TEXT}">\n${rows}\n</table>`,
+      para(muted('Open a product to change its stock.'), 'margin-top:14px'),
+    ].join('\n'),
+  });
+  return { to, subject, text, html };
+}
+
+export interface PaymentExceptionAlert {
+  receipt: string | null;
+  amount: number;
+  phone: string | null;
+  exception: PaymentException;
+  /** The order it names, when it names one. */
+  orderNumber: string | null;
+}
+
+/** A payment that does not simply pay an order: what it is, and the Payments screen to settle it on. */
+export function paymentExceptionAlertMail(
+  to: string,
+  payment: PaymentExceptionAlert,
+  shopUrl: string,
+  shopName: string,
+): MailMessage {
+  const base = baseUrl(shopUrl);
+  const url = `${base}/admin/payments`;
+  const reason = EXCEPTION_REASON[payment.exception];
+  const subject = `Payment needs attention: ${formatKsh(payment.amount)}${payment.receipt ? ` (${payment.receipt})` : ''}`;
+  const facts: [string, string][] = [
+    ['Amount', formatKsh(payment.amount)],
+    ...(payment.receipt ? ([['M-Pesa receipt', payment.receipt]] as [string, string][]) : []),
+    ...(payment.phone ? ([['Phone', payment.phone]] as [string, string][]) : []),
+    ['Order', payment.orderNumber ?? 'None matched'],
+  ];
+  const text = [
+    reason,
+    '',
+    textPairs(facts),
+    '',
+    `Settle it on the Payments screen: ${url}`,
+    '',
+    textFooter(base, shopName),
+  ].join('\n');
+  const html = layout({
+    shopName,
+    title: subject,
+    preheader: reason,
+    shopUrl: base,
+    reason: `You get this e-mail because this address receives ${shopName}'s merchant alerts (admin settings).`,
+    body: [
+      heading('A payment needs your attention'),
+      para(muted(`M-Pesa payment of ${escapeHtml(formatKsh(payment.amount))}`)),
+      panel(para(escapeHtml(reason), 'margin:0'), '#b02a37'),
+      pairsTable(facts),
+      button(url, 'Open Payments'),
+    ].join('\n'),
+  });
+  return { to, subject, text, html };
 }

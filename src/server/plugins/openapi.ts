@@ -26,6 +26,7 @@ export default fp(
           { name: 'orders', description: 'Orders and fulfilment' },
           { name: 'payments', description: 'M-Pesa payment prompts and their results' },
           { name: 'uploads', description: 'Product images' },
+          { name: 'settings', description: 'The shop’s name, contacts, pricing and alerts' },
           { name: 'admin', description: 'The shop’s own state, for admins' },
           { name: 'health', description: 'Liveness and readiness' },
         ],

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { DEFAULT_LOW_STOCK_THRESHOLD } from '../../shared/constants.js';
 import { nairobiDay } from '../../shared/dates.js';
 import { errorBody } from '../../shared/schemas/common.js';
 import { dashboard } from '../../shared/schemas/dashboard.js';
 import { orderExportQuery } from '../../shared/schemas/orders.js';
 import { ledgerFilter } from '../../shared/schemas/payments.js';
+import type { SettingsCache } from '../cache/settings-cache.js';
 import type { Db } from '../db/client.js';
 import { loadDashboard } from '../domain/dashboard.js';
 import { ORDER_CSV_HEADER, orderCsvRows, PAYMENT_CSV_HEADER, paymentCsvRows } from '../domain/exports.js';
@@ -17,7 +17,7 @@ const errors = { 400: errorBody, 401: errorBody, 403: errorBody };
 const csvFile = z.string().describe('CSV: UTF-8 with a byte-order mark, CRLF line ends, a header row, then a row per record');
 
 /** What the merchant looks at first, and the books to take away: the dashboard and the CSV exports. */
-const adminDashboardRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
+const adminDashboardRoutes: FastifyPluginAsyncZod<{ db: Db; settings: SettingsCache }> = async (app, { db, settings }) => {
   app.get('/api/admin/dashboard', {
     onRequest: app.requireAdmin,
     schema: {
@@ -26,8 +26,8 @@ const adminDashboardRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db
         'Sales today, this week and this month, the last 30 days by day, orders to deliver, overdue unpaid orders, open payment exceptions and low stock (admin)',
       response: { 200: dashboard, ...errors },
     },
-    // The threshold is the default until the shop's settings give each shop its own.
-    handler: () => loadDashboard(db, { lowStockThreshold: DEFAULT_LOW_STOCK_THRESHOLD }),
+    // Low stock is what the merchant set in /admin/settings (5 units until they do).
+    handler: async () => loadDashboard(db, { lowStockThreshold: (await settings.current()).lowStockThreshold }),
   });
 
   app.get('/api/admin/exports/orders.csv', {

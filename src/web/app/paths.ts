@@ -38,6 +38,7 @@ export const paths = {
     productEdit: (id: string) => `/admin/product/${id}/edit`,
     users: '/admin/userlist',
     mail: '/admin/mail',
+    settings: '/admin/settings',
     /** The payment ledger; the filter and page live in the query string, so a view can be linked. */
     payments: (status: 'all' | 'exception' | 'unmatched' = 'all', page = 1) => {
       const query = new URLSearchParams();

@@ -55,6 +55,7 @@ const ProductEditScreen = lazyScreen(() => import('../features/admin/ProductEdit
 const UserListScreen = lazyScreen(() => import('../features/admin/UserListScreen'));
 const MailListScreen = lazyScreen(() => import('../features/admin/MailListScreen'));
 const PaymentListScreen = lazyScreen(() => import('../features/admin/PaymentListScreen'));
+const SettingsScreen = lazyScreen(() => import('../features/admin/SettingsScreen'));
 const UserEditScreen = lazyScreen(() => import('../features/admin/UserEditScreen'));
 const NotFoundScreen = lazyScreen(() => import('../components/NotFoundScreen'));
 
@@ -88,6 +89,7 @@ export function AppRoutes() {
           <Route path="/admin/userlist" element={<UserListScreen />} />
           <Route path="/admin/mail" element={<MailListScreen />} />
           <Route path="/admin/payments" element={<PaymentListScreen />} />
+          <Route path="/admin/settings" element={<SettingsScreen />} />
         </Route>
         {/* Outside the admin guard, as the specification places it; the server refuses non-admins. */}
         <Route path="/admin/user/:id" element={<UserEditScreen />} />
@@ -118,6 +120,7 @@ const SCREENS: [string, Screen][] = [
   ['/admin/userlist', UserListScreen],
   ['/admin/mail', MailListScreen],
   ['/admin/payments', PaymentListScreen],
+  ['/admin/settings', SettingsScreen],
   ['/admin/user/:id', UserEditScreen],
 ];
 

@@ -1,10 +1,11 @@
 import { useEffect } from 'react';
-import { SHOP_NAME } from '../../shared/constants';
+import { useShopSettings } from '../features/settings/api';
 
 /** Sets the browser tab's title for the current screen. */
 export default function PageTitle({ title }: { title?: string }) {
+  const { shopName } = useShopSettings();
   useEffect(() => {
-    document.title = title ? `${title} | ${SHOP_NAME}` : `${SHOP_NAME}: shop online, pay with M-Pesa`;
-  }, [title]);
+    document.title = title ? `${title} | ${shopName}` : `${shopName}: shop online, pay with M-Pesa`;
+  }, [title, shopName]);
   return null;
 }

@@ -219,6 +219,8 @@ export async function recordPayment(
   if (!row) throw new Error('ledger insert returned nothing');
   if (verdict.paysOrder && verdict.orderId) await creditOrder(tx, deps, verdict.orderId, row);
   if (exception) countPaymentException(exception);
+  // The merchant hears of a payment that needs them; a receipt still on its way is not one yet.
+  if (verdict.exception) await alertException(tx, deps, row, verdict.exception);
   const level = verdict.exception ? 'warn' : 'info';
   deps.log[level](
     {
@@ -236,6 +238,18 @@ export async function recordPayment(
         : 'M-Pesa part payment credited to its order',
   );
   return { kind: verdict.status === 'credited' ? 'credited' : 'exception', payment: row };
+}
+
+/** Mails the merchant of a payment exception, in the transaction that recorded it. */
+async function alertException(tx: Queryable, deps: LedgerDeps, row: LedgerRow, exception: PaymentException): Promise<void> {
+  const [order] = row.orderId ? await tx.select({ number: orders.number }).from(orders).where(eq(orders.id, row.orderId)) : [];
+  await deps.notify.paymentException(tx, {
+    receipt: row.receipt,
+    amount: row.amountCents / 100,
+    phone: row.phone,
+    exception,
+    orderNumber: order?.number ?? null,
+  });
 }
 
 /** The callback that follows a query-settled payment brings its receipt. */

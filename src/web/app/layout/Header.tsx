@@ -1,9 +1,9 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import Collapse from 'react-bootstrap/Collapse';
 import { Link, NavLink, useLocation } from 'react-router';
-import { SHOP_NAME } from '../../../shared/constants';
 import { CartIcon, UserIcon } from '../../components/icons';
 import { cartCount } from '../../features/cart/cartSlice';
+import { useShopSettings } from '../../features/settings/api';
 import { paths } from '../paths';
 import { useAppSelector } from '../store';
 import SearchBox from './SearchBox';
@@ -18,6 +18,7 @@ const UserMenu = lazy(() => import('./UserMenu'));
  */
 export default function Header() {
   const user = useAppSelector((s) => s.auth.user);
+  const { shopName } = useShopSettings();
   const count = useAppSelector((s) => cartCount(s.cart));
   const [expanded, setExpanded] = useState(false);
   const { pathname, search } = useLocation();
@@ -30,7 +31,7 @@ export default function Header() {
       <nav className="navbar navbar-expand-lg navbar-dark bg-dark py-2">
         <div className="container">
           <Link to={paths.home} className="navbar-brand fw-bold brand">
-            {SHOP_NAME}
+            {shopName}
           </Link>
           <button
             type="button"

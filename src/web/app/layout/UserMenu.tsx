@@ -83,6 +83,9 @@ export default function UserMenu({ user }: { user: PublicUser }) {
                 </span>
               )}
             </NavDropdown.Item>
+            <NavDropdown.Item as={Link} to={paths.admin.settings}>
+              Settings
+            </NavDropdown.Item>
           </>
         )}
         <NavDropdown.Divider />

@@ -4,6 +4,7 @@ import Col from 'react-bootstrap/Col';
 import ListGroup from 'react-bootstrap/ListGroup';
 import Row from 'react-bootstrap/Row';
 import { Link, useNavigate } from 'react-router';
+import { formatKsh } from '../../../shared/money';
 import { paths } from '../../app/paths';
 import { useAppSelector } from '../../app/store';
 import Message from '../../components/Message';
@@ -49,6 +50,20 @@ export default function CartScreen() {
               <h2 className="h5">Subtotal ({cartCount(cart)}) items</h2>
               <Price value={cart.itemsPrice} className="fs-5 fw-semibold" />
             </ListGroup.Item>
+            {!isEmpty && (
+              <ListGroup.Item className="py-3" data-testid="cart-shipping">
+                <div className="d-flex justify-content-between">
+                  <span>Shipping</span>
+                  <Price value={cart.shippingPrice} />
+                </div>
+                {/* The shop's own fee and threshold (docs/settings.md): tax and total come at Place Order. */}
+                <small className="text-body-secondary">
+                  {cart.shippingPrice > 0
+                    ? `Free shipping above ${formatKsh(cart.pricing.freeShippingThreshold)} of items`
+                    : 'Free shipping on this order'}
+                </small>
+              </ListGroup.Item>
+            )}
             <ListGroup.Item className="py-3">
               <Button variant="dark" className="w-100" disabled={isEmpty} onClick={proceedToCheckout}>
                 Proceed To Checkout

@@ -1,7 +1,8 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
-import { type OrderTotals, orderTotals } from '../../../shared/pricing';
+import { DEFAULT_PRICING, type OrderTotals, orderTotals, type PricingSettings } from '../../../shared/pricing';
 import type { ShippingAddress } from '../../../shared/schemas/orders';
 import { readStored, removeStored, writeStored } from '../../lib/storage';
+import { settingsApi } from '../settings/api';
 
 /** A cart line as docs/product-rules.md keeps it (Data): the product's fields and the chosen qty. */
 export interface CartItem {
@@ -18,18 +19,33 @@ export interface CartItem {
 export interface CartState extends OrderTotals {
   cartItems: CartItem[];
   shippingAddress: Partial<ShippingAddress>;
+  /** The shop's delivery fee, free-delivery threshold and tax, as GET /api/settings last said. */
+  pricing: PricingSettings;
 }
 
-const emptyCart = (): CartState => ({ cartItems: [], shippingAddress: {}, ...orderTotals([]) });
+const emptyCart = (pricing: PricingSettings = DEFAULT_PRICING): CartState => ({
+  cartItems: [],
+  shippingAddress: {},
+  pricing,
+  ...orderTotals([], pricing),
+});
+
+function isPricing(value: unknown): value is PricingSettings {
+  const v = value as Partial<PricingSettings> | null;
+  return typeof v?.taxPercent === 'number' && typeof v.shippingFee === 'number' && typeof v.freeShippingThreshold === 'number';
+}
 
 function isCart(value: unknown): value is CartState {
   const v = value as Partial<CartState> | null;
   return Array.isArray(v?.cartItems) && typeof v.shippingAddress === 'object' && v.shippingAddress !== null;
 }
 
-/** Every change recomputes the totals with the shared pricing rules and saves the cart (docs/product-rules.md, States). */
+/**
+ * Every change recomputes the totals with the shared pricing rules and the shop's settings, and
+ * saves the cart (docs/product-rules.md, States).
+ */
 function recomputeAndSave(state: CartState): void {
-  Object.assign(state, orderTotals(state.cartItems));
+  Object.assign(state, orderTotals(state.cartItems, state.pricing));
   writeStored('cart', state);
 }
 
@@ -37,7 +53,9 @@ function initialCart(): CartState {
   const stored = readStored('cart', isCart);
   if (!stored) return emptyCart();
   const cartItems = stored.cartItems.filter((i) => typeof i?._id === 'string' && Number.isInteger(i.qty) && i.qty > 0);
-  return { ...stored, cartItems, ...orderTotals(cartItems) };
+  // The settings last seen, until GET /api/settings answers: usually still the shop's.
+  const pricing = isPricing(stored.pricing) ? stored.pricing : DEFAULT_PRICING;
+  return { ...stored, cartItems, pricing, ...orderTotals(cartItems, pricing) };
 }
 
 const cartSlice = createSlice({
@@ -63,14 +81,23 @@ const cartSlice = createSlice({
     /** After an order is placed: the items go and the stored cart is removed (docs/product-rules.md, States). */
     clearCartItems(state) {
       state.cartItems = [];
-      Object.assign(state, orderTotals([]));
+      Object.assign(state, orderTotals([], state.pricing));
       removeStored('cart');
     },
-    /** Log Out clears the cart and the shipping address. */
-    resetCart() {
+    /** Log Out clears the cart and the shipping address; the shop's prices stay. */
+    resetCart(state) {
       removeStored('cart');
-      return emptyCart();
+      return emptyCart(state.pricing);
     },
+  },
+  extraReducers: (builder) => {
+    // The shop's settings arrived, or an admin changed them: the totals follow at once.
+    builder.addMatcher(settingsApi.endpoints.getSettings.matchFulfilled, (state, action) => {
+      const { taxPercent, shippingFee, freeShippingThreshold } = action.payload;
+      state.pricing = { taxPercent, shippingFee, freeShippingThreshold };
+      Object.assign(state, orderTotals(state.cartItems, state.pricing));
+      if (state.cartItems.length > 0) writeStored('cart', state);
+    });
   },
 });
 

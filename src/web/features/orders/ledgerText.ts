@@ -1,16 +1,8 @@
 import { nairobiMinute } from '../../../shared/dates';
-import type { LedgerPayment, LedgerStatus, PaymentException, PaymentSource } from '../../../shared/schemas/payments';
+import { EXCEPTION_REASON } from '../../../shared/payment-exceptions';
+import type { LedgerPayment, LedgerStatus, PaymentSource } from '../../../shared/schemas/payments';
 
-/** Why a payment did not simply pay an order, in the merchant's words. */
-export const EXCEPTION_REASON: Record<PaymentException, string> = {
-  double_payment: 'Paid twice: this order was already paid. Refund or keep as credit.',
-  unmatched: 'No order matched this payment. Assign it to an order.',
-  amount_short: 'Less than the amount due for the order.',
-  overpaid: 'More than the amount due: the order is paid. Refund the difference or keep it as credit.',
-  receipt_missing: 'Settled by the status query; the M-Pesa receipt has not arrived yet.',
-  unconfirmed:
-    'M-Pesa’s status check did not confirm this payment. Find the receipt on your M-Pesa statement before acting on it.',
-};
+export { EXCEPTION_REASON };
 
 /** How the shop learned of a payment. */
 export const SOURCE_LABEL: Record<PaymentSource, string> = {
