@@ -10,10 +10,19 @@ import type { ProductPage } from '../../src/shared/schemas/products.js';
 import type { ApiClient } from '../support/client.js';
 import { NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type TestShop } from '../support/shop.js';
-import { launchBrowser, newVisitor, screenshot, screenshotBoth, signIn, startWebShop } from './support/browser.js';
+import {
+  ADMIN_PHONE,
+  expectNoSidewaysScroll,
+  launchBrowser,
+  newVisitor,
+  screenshot,
+  screenshotBoth,
+  signIn,
+  startWebShop,
+} from './support/browser.js';
 
 /** The dashboard, the lists' Export CSV and the packing slip, on a 360 × 740 phone. */
-const PHONE = { width: 360, height: 740 };
+const PHONE = ADMIN_PHONE;
 
 let shop: TestShop;
 let browser: Browser;
@@ -43,12 +52,6 @@ afterAll(async () => {
   await browser?.close();
   await shop?.stop();
 });
-
-/** Nothing wider than the viewport: no sideways scrolling. */
-async function expectNoSidewaysScroll(page: Page) {
-  const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
-  expect(widths.scroll).toBeLessThanOrEqual(widths.inner);
-}
 
 async function heading(page: Page, name: string) {
   await expect.poll(() => page.getByRole('heading', { name, exact: true }).isVisible()).toBe(true);

@@ -5,10 +5,18 @@ import type { AdminProduct, ProductPage } from '../../src/shared/schemas/product
 import type { ApiClient } from '../support/client.js';
 import { NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type TestShop } from '../support/shop.js';
-import { launchBrowser, newVisitor, screenshot, signIn, startWebShop } from './support/browser.js';
+import {
+  ADMIN_PHONE,
+  expectNoSidewaysScroll,
+  launchBrowser,
+  newVisitor,
+  screenshot,
+  signIn,
+  startWebShop,
+} from './support/browser.js';
 
 /** The admin's lists on a 360 px phone: cards, nothing off screen, actions that cannot apply disabled. */
-const PHONE = { width: 360, height: 740 };
+const PHONE = ADMIN_PHONE;
 const DESKTOP = { width: 1280, height: 800 };
 
 let shop: TestShop;
@@ -32,19 +40,6 @@ afterAll(async () => {
   await browser?.close();
   await shop?.stop();
 });
-
-/** Nothing wider than the viewport: no sideways scrolling, no control past the right edge. */
-async function expectNoSidewaysScroll(page: Page) {
-  const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
-  expect(widths.scroll).toBeLessThanOrEqual(widths.inner);
-  const outside = await page.evaluate(
-    () =>
-      [...document.querySelectorAll('main button, main a, main dd')]
-        .map((element) => element.getBoundingClientRect())
-        .filter((box) => box.width > 0 && (box.left < 0 || box.right > window.innerWidth)).length,
-  );
-  expect(outside).toBe(0);
-}
 
 async function openList(page: Page, path: string, label: string) {
   await page.goto(path);

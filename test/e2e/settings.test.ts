@@ -7,10 +7,18 @@ import type { Product } from '../../src/shared/schemas/products.js';
 import type { ApiClient } from '../support/client.js';
 import { createProduct } from '../support/fixtures.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type TestShop } from '../support/shop.js';
-import { launchBrowser, newVisitor, screenshotBoth, signIn, startWebShop } from './support/browser.js';
+import {
+  ADMIN_PHONE,
+  expectNoSidewaysScroll,
+  launchBrowser,
+  newVisitor,
+  screenshotBoth,
+  signIn,
+  startWebShop,
+} from './support/browser.js';
 
 /** The phone the issue names: the settings must be usable on it. */
-const PHONE = { width: 360, height: 740 };
+const PHONE = ADMIN_PHONE;
 
 let shop: TestShop;
 let browser: Browser;
@@ -32,11 +40,6 @@ async function adminMenu(page: Page, item: string) {
   await page.getByRole('button', { name: 'Menu' }).click();
   await page.getByRole('button', { name: 'Shop Admin' }).click();
   await page.getByRole('link', { name: item, exact: true }).click();
-}
-
-async function expectNoSidewaysScroll(page: Page) {
-  const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
-  expect(widths.scroll).toBeLessThanOrEqual(widths.inner);
 }
 
 describe('shop settings on a phone', () => {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { webDistDir } from '../../../src/server/paths.js';
 import { CHROMIUM_FLAGS, chromiumPath } from '../../../tools/chromium.js';
 import { startTestShop, type TestShop } from '../../support/shop.js';
@@ -20,6 +21,8 @@ export async function startWebShop(): Promise<TestShop> {
 }
 
 export const PHONE = { width: 360, height: 800 };
+/** The admin's phone, as the admin journeys are specified: 360 × 740. */
+export const ADMIN_PHONE = { width: 360, height: 740 };
 export const DESKTOP = { width: 1280, height: 800 };
 
 /** A new browser context, like a new visitor, with every page error and CSP violation recorded. */
@@ -66,4 +69,17 @@ export async function signIn(page: Page, email: string, password: string): Promi
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign In' }).click();
   await page.waitForURL((url) => url.pathname === '/');
+}
+
+/** Nothing wider than the viewport: no sideways scrolling, no control past the right edge. */
+export async function expectNoSidewaysScroll(page: Page): Promise<void> {
+  const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
+  expect(widths.scroll).toBeLessThanOrEqual(widths.inner);
+  const outside = await page.evaluate(
+    () =>
+      [...document.querySelectorAll('main button, main a, main dd')]
+        .map((element) => element.getBoundingClientRect())
+        .filter((box) => box.width > 0 && (box.left < 0 || box.right > window.innerWidth)).length,
+  );
+  expect(outside).toBe(0);
 }

@@ -2,6 +2,7 @@ import { lazy, type ReactNode, Suspense } from 'react';
 import Card from 'react-bootstrap/Card';
 import Col from 'react-bootstrap/Col';
 import Row from 'react-bootstrap/Row';
+import Spinner from 'react-bootstrap/Spinner';
 import { Link } from 'react-router';
 import { DASHBOARD_CHART_DAYS } from '../../../shared/constants';
 import { formatKsh } from '../../../shared/money';
@@ -15,6 +16,8 @@ import { useGetDashboardQuery } from './dashboardApi';
 
 // The chart library comes with this screen only: the storefront never downloads it.
 const SalesChart = lazy(() => import('./SalesChart'));
+/** The chart's height in px; its placeholder takes the same, so nothing moves when uPlot arrives. */
+const CHART_HEIGHT = 220;
 
 const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-KE')} ${n === 1 ? one : many}`;
 
@@ -128,8 +131,16 @@ export default function DashboardScreen() {
               <Card>
                 <Card.Body>
                   <h2 className="h5">Sales, last {DASHBOARD_CHART_DAYS} days</h2>
-                  <Suspense fallback={<Loader label="Loading the chart…" />}>
-                    <SalesChart days={data.dailySales} />
+                  <Suspense
+                    fallback={
+                      <div className="d-flex justify-content-center align-items-center" style={{ height: CHART_HEIGHT }}>
+                        <Spinner animation="border" role="status">
+                          <span className="visually-hidden">Loading the chart…</span>
+                        </Spinner>
+                      </div>
+                    }
+                  >
+                    <SalesChart days={data.dailySales} height={CHART_HEIGHT} />
                   </Suspense>
                 </Card.Body>
               </Card>

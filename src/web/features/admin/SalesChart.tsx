@@ -4,7 +4,6 @@ import 'uplot/dist/uPlot.min.css';
 import { formatKsh } from '../../../shared/money';
 import type { DailySales } from '../../../shared/schemas/dashboard';
 
-const HEIGHT = 220;
 const BAR_COLOUR = '#198754';
 const compactKsh = new Intl.NumberFormat('en-KE', { notation: 'compact', maximumFractionDigits: 1 });
 const dayLabel = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
@@ -19,7 +18,7 @@ function shortDay(day: string | undefined): string {
  * x axis counts days 0…29, labelled with their Nairobi dates, so the browser's own time zone
  * cannot shift a bar to the wrong day. It follows its container's width.
  */
-export default function SalesChart({ days }: { days: DailySales[] }) {
+export default function SalesChart({ days, height }: { days: DailySales[]; height: number }) {
   const box = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
@@ -30,7 +29,7 @@ export default function SalesChart({ days }: { days: DailySales[] }) {
     const chart = new uPlot(
       {
         width: Math.max(element.clientWidth, 200),
-        height: HEIGHT,
+        height,
         legend: { show: false },
         cursor: { y: false, points: { show: false } },
         scales: {
@@ -61,13 +60,13 @@ export default function SalesChart({ days }: { days: DailySales[] }) {
       data,
       element,
     );
-    const resize = new ResizeObserver(() => chart.setSize({ width: Math.max(element.clientWidth, 200), height: HEIGHT }));
+    const resize = new ResizeObserver(() => chart.setSize({ width: Math.max(element.clientWidth, 200), height }));
     resize.observe(element);
     return () => {
       resize.disconnect();
       chart.destroy();
     };
-  }, [days]);
+  }, [days, height]);
 
   const total = days.reduce((sum, d) => sum + d.total, 0);
   const first = days[0]?.day;
