@@ -67,6 +67,12 @@ describe('a shopper buys something, end to end', () => {
       )
       .toBe(true);
     expect(await page.locator('header').getByText('3', { exact: true }).count()).toBeGreaterThan(0);
+    // Delivery, tax and total by the shared rules, before checkout (three phones: free delivery).
+    const cartTotals = orderTotals([{ price: phone.price, qty: 3 }], DEFAULT_PRICING);
+    expect(cartTotals.shippingPrice).toBe(0);
+    await expect.poll(() => page.getByTestId('cart-shipping').textContent()).toContain('Free delivery');
+    expect(await page.getByTestId('cart-tax').textContent()).toBe(`Tax${formatKsh(cartTotals.taxPrice)}`);
+    expect(await page.getByTestId('cart-total').textContent()).toBe(`Total${formatKsh(cartTotals.totalPrice)}`);
     await screenshotBoth(page, 'cart');
 
     await page.getByRole('button', { name: 'Proceed To Checkout' }).click();

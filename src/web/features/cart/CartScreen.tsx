@@ -51,17 +51,27 @@ export default function CartScreen() {
               <Price value={cart.itemsPrice} className="fs-5 fw-semibold" />
             </ListGroup.Item>
             {!isEmpty && (
-              <ListGroup.Item className="py-3" data-testid="cart-shipping">
-                <div className="d-flex justify-content-between">
-                  <span>Shipping</span>
-                  <Price value={cart.shippingPrice} />
+              <ListGroup.Item className="py-3">
+                {/* The shared pricing rules with the shop's own fee, threshold and tax (docs/settings.md). */}
+                <div data-testid="cart-shipping">
+                  <div className="d-flex justify-content-between">
+                    <span>Shipping</span>
+                    <Price value={cart.shippingPrice} />
+                  </div>
+                  <small className="text-body-secondary d-block mb-2">
+                    {cart.shippingPrice > 0
+                      ? `Add more than ${formatKsh(cart.pricing.freeShippingThreshold - cart.itemsPrice)} for free delivery`
+                      : 'Free delivery'}
+                  </small>
                 </div>
-                {/* The shop's own fee and threshold (docs/settings.md): tax and total come at Place Order. */}
-                <small className="text-body-secondary">
-                  {cart.shippingPrice > 0
-                    ? `Free shipping above ${formatKsh(cart.pricing.freeShippingThreshold)} of items`
-                    : 'Free shipping on this order'}
-                </small>
+                <div className="d-flex justify-content-between" data-testid="cart-tax">
+                  <span>Tax</span>
+                  <Price value={cart.taxPrice} />
+                </div>
+                <div className="d-flex justify-content-between fw-semibold mt-1" data-testid="cart-total">
+                  <span>Total</span>
+                  <Price value={cart.totalPrice} />
+                </div>
               </ListGroup.Item>
             )}
             <ListGroup.Item className="py-3">
