@@ -124,6 +124,35 @@ describe('a shopper buys something, end to end', () => {
   });
 });
 
+describe('a shopper who has ordered before', () => {
+  it('finds the shipping form filled in from their last order on a browser that has no address', async () => {
+    const product = await productNamed('Ketepa');
+    const shopper = await shop.shopper('Returning Shopper');
+    const address = { county: 'Mombasa', phoneNumber: '0733445566', postalCode: '80100', sub_county: 'Nyali', ward: 'Kongowea' };
+    expect(
+      (await shopper.post('/api/orders', { orderItems: [{ _id: product._id, qty: 1 }], shippingAddress: address })).status,
+    ).toBe(201);
+
+    const { page, problems, context } = await newVisitor(browser, shop, PHONE);
+    await signIn(page, shopper.user?.email ?? '', 'shopper-pass-1');
+    await page.goto(`/products/${product._id}`);
+    await page.getByRole('button', { name: 'Add To Cart' }).click();
+    await page.waitForURL('**/cart');
+    await page.getByRole('button', { name: 'Proceed To Checkout' }).click();
+    await page.waitForURL('**/shipping');
+    await expect.poll(() => page.getByLabel('County', { exact: true }).inputValue()).toBe('Mombasa');
+    expect(
+      await Promise.all(
+        ['Phone Number', 'Postal Code', 'Sub County', 'Ward'].map((label) => page.getByLabel(label).inputValue()),
+      ),
+    ).toEqual(['0733445566', '80100', 'Nyali', 'Kongowea']);
+    expect(await page.getByTestId('address-from-last-order').isVisible()).toBe(true);
+    await screenshotBoth(page, 'shipping-from-last-order');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
+
 describe('placing an order over a connection that drops', () => {
   it('opens the order already placed when the first answer was lost, rather than placing a second', async () => {
     const product = await productNamed('Ketepa');

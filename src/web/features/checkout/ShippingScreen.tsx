@@ -10,6 +10,7 @@ import FormContainer from '../../components/FormContainer';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import { saveShippingAddress } from '../cart/cartSlice';
+import { useGetMyOrdersQuery } from '../orders/api';
 import { isShippingNotice } from './shippingAddress';
 
 type AddressSuggestions = typeof import('./addressSuggestions');
@@ -65,6 +66,26 @@ function ShippingForm() {
 
   const addressIncomplete = isShippingNotice(location.state) && location.state.addressIncomplete === true;
 
+  // A browser with no address of its own (a new phone, or the cart cleared after an order) starts
+  // from the address of the shopper's newest order, which the server keeps with it.
+  const browserHasAddress = Object.values(saved).some(Boolean);
+  const { data: myOrders } = useGetMyOrdersQuery(undefined, { skip: browserHasAddress });
+  const [lookedAtLastOrder, setLookedAtLastOrder] = useState(false);
+  const [filledFromLastOrder, setFilledFromLastOrder] = useState(false);
+  const lastAddress = myOrders?.[0]?.shippingAddress;
+  useEffect(() => {
+    if (!lastAddress || lookedAtLastOrder) return;
+    setLookedAtLastOrder(true);
+    // Only into an untouched form: never over what the shopper has started typing.
+    if ([county, phoneNumber, postalCode, subCounty, ward].some(Boolean)) return;
+    setFilledFromLastOrder(true);
+    setCounty(lastAddress.county);
+    setPhoneNumber(lastAddress.phoneNumber);
+    setPostalCode(lastAddress.postalCode);
+    setSubCounty(lastAddress.sub_county);
+    setWard(lastAddress.ward);
+  }, [lastAddress, lookedAtLastOrder, county, phoneNumber, postalCode, subCounty, ward]);
+
   // The address form has no required fields (docs/product-rules.md, Validation): Place Order sends an incomplete address back.
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -85,6 +106,11 @@ function ShippingForm() {
       <CheckoutSteps step1 step2 />
       <h1 className="h3 mb-3">Shipping</h1>
       {addressIncomplete && <Message variant="warning">Please fill in every field of your address to place your order.</Message>}
+      {filledFromLastOrder && (
+        <p className="text-body-secondary small" data-testid="address-from-last-order">
+          Filled in from your last order. Change anything that is different this time.
+        </p>
+      )}
       <Form noValidate onSubmit={submit}>
         <Form.Group className="mb-3" controlId="county">
           <Form.Label>County</Form.Label>
