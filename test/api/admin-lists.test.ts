@@ -1,9 +1,11 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/server/db/client.js';
+import { listOrdersPage } from '../../src/server/domain/orders.js';
 import { ADMIN_LIST_PAGE_SIZE } from '../../src/shared/constants.js';
 import type { Order, OrderPage } from '../../src/shared/schemas/orders.js';
 import type { PublicUser, UserPage } from '../../src/shared/schemas/users.js';
+import { explainStatement, recordingDb } from '../../tools/bench/explain.js';
 import type { ApiClient } from '../support/client.js';
 import { expectClientError } from '../support/fixtures.js';
 import { startTestShop, type TestShop } from '../support/shop.js';
@@ -163,6 +165,22 @@ describe('GET /api/orders at 10,000 orders', () => {
     [`keyword=${'x'.repeat(101)}`, 'at most 100'],
   ])('refuses %s with 400', async (query, msg) => {
     expectClientError(await admin.get(`/api/orders?${query}`), 400, msg);
+  });
+
+  it('reads a page off an index, never sorting the 10,000 orders: unfiltered, paid, and to deliver', async () => {
+    await shop.database.db.execute(sql`ANALYZE orders`);
+    const { db, recorded } = recordingDb(shop.database);
+    for (const filters of [{}, { isPaid: true }, { isPaid: true, isDelivered: false }]) {
+      recorded.length = 0;
+      await listOrdersPage(db, { pageNumber: 2, ...filters });
+      const pageQuery = recorded.find((statement) => /^select "id" from "orders"/.test(statement.sql));
+      if (!pageQuery) throw new Error(`no page query among ${recorded.map((statement) => statement.sql).join('\n')}`);
+      const plan = await explainStatement(shop.database, pageQuery);
+      expect(
+        plan.filter((line) => /\bSort\b/.test(line)),
+        `${JSON.stringify(filters)}\n${plan.join('\n')}`,
+      ).toEqual([]);
+    }
   });
 
   it('is for admins only, paged or not', async () => {

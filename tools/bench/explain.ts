@@ -24,14 +24,33 @@ interface QueryClient {
   query(sql: string, params?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
 }
 
-export async function explainReadQueries(database: Database, probe: { productId: string }): Promise<ExplainedQuery[]> {
-  // Both drivers keep their client on the drizzle object as $client.
-  const client = (database.db as unknown as { $client: QueryClient }).$client;
+/** Both drivers keep their client on the drizzle object as $client. */
+function clientOf(database: Database): QueryClient {
+  return (database.db as unknown as { $client: QueryClient }).$client;
+}
+
+/**
+ * A drizzle over the same connection that records each statement it sends, and the list it records
+ * into: domain functions called on it show exactly what they ask the database.
+ */
+export function recordingDb(database: Database): { db: Db; recorded: { sql: string; params: unknown[] }[] } {
+  const client = clientOf(database);
   const recorded: { sql: string; params: unknown[] }[] = [];
   const logger = { logQuery: (query: string, params: unknown[]) => recorded.push({ sql: query, params }) };
-  const recording = (database.kind === 'pglite'
+  const db = (database.kind === 'pglite'
     ? drizzlePglite(client as never, { schema, logger })
     : drizzlePg(client as never, { schema, logger })) as unknown as Db;
+  return { db, recorded };
+}
+
+/** The plan of one recorded statement, as EXPLAIN (ANALYZE, BUFFERS) prints it, a line per row. */
+export async function explainStatement(database: Database, statement: { sql: string; params: unknown[] }): Promise<string[]> {
+  const result = await clientOf(database).query(`EXPLAIN (ANALYZE, BUFFERS) ${statement.sql}`, statement.params);
+  return result.rows.map((row) => String(Object.values(row)[0]));
+}
+
+export async function explainReadQueries(database: Database, probe: { productId: string }): Promise<ExplainedQuery[]> {
+  const { db: recording, recorded } = recordingDb(database);
 
   const cases: [string, () => Promise<unknown>][] = [
     ['listing page 1', () => listProducts(recording, { page: 1, keyword: '' })],
@@ -49,8 +68,7 @@ export async function explainReadQueries(database: Database, probe: { productId:
     recorded.length = 0;
     await run(); // also warms the caches, as a running shop has them
     for (const statement of [...recorded]) {
-      const result = await client.query(`EXPLAIN (ANALYZE, BUFFERS) ${statement.sql}`, statement.params);
-      const plan = result.rows.map((row) => String(Object.values(row)[0]));
+      const plan = await explainStatement(database, statement);
       const time = plan.map((line) => /Execution Time: ([\d.]+) ms/.exec(line)?.[1]).find(Boolean);
       explained.push({ case: name, sql: statement.sql, params: statement.params, executionMs: time ? Number(time) : null, plan });
     }

@@ -188,13 +188,21 @@ export const orders = pgTable(
   (t) => [
     check('orders_totals_add_up', sql`${t.totalCents} = ${t.itemsCents} + ${t.shippingCents} + ${t.taxCents}`),
     index('orders_user_idx').on(t.userId, t.createdAt.desc()),
-    index('orders_latest_idx').on(t.createdAt.desc()),
+    // NULLS FIRST is what a plain `ORDER BY … DESC` means, as the order queries write it: an index
+    // in any other null order cannot give their rows in order, and every list would be sorted.
+    index('orders_latest_idx').on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
     uniqueIndex('orders_number_idx').on(t.number),
     // A key is the shopper's own: two shoppers' keys never meet.
     uniqueIndex('orders_idempotency_idx').on(t.userId, t.idempotencyKey).where(sql`${t.idempotencyKey} IS NOT NULL`),
     // The admin order list's filters, newest first: paid or not, and "to deliver" (paid, undelivered).
-    index('orders_paid_latest_idx').on(t.isPaid, t.createdAt.desc()),
-    index('orders_delivery_latest_idx').on(t.isDelivered, t.isPaid, t.createdAt.desc()),
+    // The id breaks ties as the list's ORDER BY does, so a page is read off the index, not sorted.
+    index('orders_paid_latest_idx').on(t.isPaid, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
+    index('orders_delivery_latest_idx').on(
+      t.isDelivered,
+      t.isPaid,
+      t.createdAt.desc().nullsFirst(),
+      t.id.desc().nullsFirst(),
+    ),
     // The dashboard's sales by the day they were paid: the last month's paid orders and their
     // totals from the index alone.
     index('orders_paid_at_idx').on(t.paidAt, t.totalCents).where(sql`${t.isPaid}`),
