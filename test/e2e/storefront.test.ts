@@ -104,6 +104,13 @@ describe('a shopper buys something, end to end', () => {
 
     await page.getByRole('button', { name: 'Place Order' }).click();
     await page.waitForURL(/\/order\/[0-9a-f-]{36}$/);
+    await expect.poll(() => page.getByRole('heading', { name: 'Thank you for your order!' }).isVisible()).toBe(true);
+    // On a phone the pay box comes before the order's details: paying is the next step.
+    await page.setViewportSize(PHONE);
+    const payButton = await page.getByRole('button', { name: 'Pay with M-Pesa' }).boundingBox();
+    const shippingHeading = await page.getByRole('heading', { name: 'Shipping', exact: true }).boundingBox();
+    expect(payButton?.y ?? Number.POSITIVE_INFINITY).toBeLessThan(shippingHeading?.y ?? 0);
+    await page.setViewportSize(DESKTOP);
     await expect.poll(() => page.getByText('Not Paid').isVisible()).toBe(true);
     await expect.poll(() => page.getByText('Not Delivered').isVisible()).toBe(true);
     for (const amount of [totals.itemsPrice, totals.taxPrice, totals.totalPrice]) {

@@ -46,7 +46,7 @@ function OrderReview({ cart, address }: { cart: CartState; address: ShippingAddr
       }).unwrap();
       dispatch(clearCartItems());
       toastSuccess('Order placed');
-      navigate(paths.order(order._id));
+      navigate(paths.order(order._id), { state: { justPlaced: true } });
     } catch (error) {
       toastErrors(error);
     }

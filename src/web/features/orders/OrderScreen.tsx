@@ -1,7 +1,7 @@
 import Col from 'react-bootstrap/Col';
 import ListGroup from 'react-bootstrap/ListGroup';
 import Row from 'react-bootstrap/Row';
-import { Link, useParams } from 'react-router';
+import { Link, useLocation, useParams } from 'react-router';
 import { paths } from '../../app/paths';
 import { useAppSelector } from '../../app/store';
 import Loader from '../../components/Loader';
@@ -23,6 +23,9 @@ export default function OrderScreen() {
   const { id = '' } = useParams();
   const user = useAppSelector((s) => s.auth.user);
   const { data: order, isLoading, isFetching, error } = useGetOrderDetailsQuery(id);
+  // Set by Place Order: the shopper has just ordered, and is thanked before anything else.
+  const location = useLocation();
+  const justPlaced = (location.state as { justPlaced?: boolean } | null)?.justPlaced === true;
 
   if (isLoading) return <Loader label="Loading the order…" />;
   if (error || !order) {
@@ -36,10 +39,20 @@ export default function OrderScreen() {
 
   const address = order.shippingAddress;
   const isOwner = user !== null && order.user?._id === user._id;
+  // The shopper's next step is to pay: on a phone the pay box comes first, above the details.
+  const canPayHere = isOwner && !order.isPaid;
 
   return (
     <>
       <PageTitle title={`Order ${order.orderNumber}`} />
+      {justPlaced && (
+        <div className="mb-3" data-testid="order-thanks">
+          <h2 className="h3 mb-1">Thank you for your order!</h2>
+          <p className="mb-0 text-body-secondary">
+            {order.isPaid ? 'It is paid, and we will deliver it soon.' : 'Pay with M-Pesa below, and we will deliver it soon.'}
+          </p>
+        </div>
+      )}
       <div className="d-flex flex-wrap align-items-start justify-content-between gap-2 mb-3">
         <div>
           <h1 className="h4 mb-1">Order {order.orderNumber}</h1>
@@ -77,7 +90,8 @@ export default function OrderScreen() {
               {order.isDelivered ? (
                 <Message variant="success">Delivered on {nairobiDay(order.deliveredAt)}</Message>
               ) : (
-                <Message variant="danger">Not Delivered</Message>
+                // A state to come, not an error: nothing has gone wrong with a new order.
+                <Message variant="secondary">Not Delivered</Message>
               )}
             </ListGroup.Item>
             <ListGroup.Item className="px-0 py-3">
@@ -94,7 +108,7 @@ export default function OrderScreen() {
             </ListGroup.Item>
           </ListGroup>
         </Col>
-        <Col md={4}>
+        <Col md={4} className={canPayHere ? 'pay-first-on-phone' : undefined}>
           <OrderSummary totals={order}>
             {!order.isPaid && isOwner && (
               <ListGroup.Item className="py-3">

@@ -186,7 +186,8 @@ export default function PaymentStatus({ order, canPay, isAdmin = false }: { orde
           </Message>
         ) : (
           <>
-            <Message variant="danger">Not Paid</Message>
+            {/* A state to come (the pay box is right there), not an error. */}
+            <Message variant="secondary">Not Paid</Message>
             {status && <LastAttempt status={status} canPay={canPay} />}
             {error && !status && (
               <p className="small text-body-secondary">Could not check the M-Pesa payment: {errorMessage(error)}</p>
