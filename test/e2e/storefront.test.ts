@@ -242,10 +242,21 @@ describe('reviews', () => {
     expect(after.numReviews).toBe(product.numReviews + 1);
     expect(after.rating).toBeLessThan(product.rating);
     await expect.poll(() => page.getByText(`${after.numReviews} reviews`).first().isVisible()).toBe(true);
+    // One review per shopper: the form stays, emptied, but closed until theirs is deleted.
+    await expect.poll(() => page.getByText('You have reviewed this product.', { exact: false }).isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Submit' }).isDisabled()).toBe(true);
     await screenshotBoth(page, 'product-reviewed');
 
+    // Deleting asks first; Cancel keeps the review.
     await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
+    expect(await page.getByText('Holds its shape after a season of matches').isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'Delete' }).click();
+    expect(await page.getByRole('dialog').getByText('Are you sure you want to delete this review?').isVisible()).toBe(true);
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
     await expect.poll(() => page.getByText('Holds its shape after a season of matches').count()).toBe(0);
+    await expect.poll(() => page.getByRole('button', { name: 'Submit' }).isEnabled()).toBe(true);
     expect((await shop.client().get<Product>(`/api/products/${product._id}`)).body.numReviews).toBe(product.numReviews);
     expect(problems).toEqual([]);
     await context.close();

@@ -170,7 +170,7 @@ function ProductDetails({ product }: { product: ProductDetail }) {
             </h2>
             <ReviewList productId={product._id} reviews={product.reviews} />
           </section>
-          <ReviewForm productId={product._id} />
+          <ReviewForm productId={product._id} reviews={product.reviews} />
         </Col>
       </Row>
     </>

@@ -3,6 +3,7 @@ import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
 import Spinner from 'react-bootstrap/Spinner';
 import { Link } from 'react-router';
+import type { Review } from '../../../shared/schemas/products';
 import { paths } from '../../app/paths';
 import { useAppSelector } from '../../app/store';
 import Message from '../../components/Message';
@@ -22,8 +23,10 @@ export const RATING_CHOICES = [
  * 'Write a Customer Review': guests are asked to sign in (and come back here); a signed-in
  * shopper picks a rating and writes a comment. The product reloads by itself once the review is added.
  */
-export default function ReviewForm({ productId }: { productId: string }) {
+export default function ReviewForm({ productId, reviews }: { productId: string; reviews: Review[] }) {
   const user = useAppSelector((s) => s.auth.user);
+  // One review per shopper: once theirs is listed, the form would only earn a "already reviewed" error.
+  const reviewed = user !== null && reviews.some((review) => review.user === user._id);
   const [rating, setRating] = useState('');
   const [comment, setComment] = useState('');
   const [createReview, { isLoading }] = useCreateReviewMutation();
@@ -51,25 +54,37 @@ export default function ReviewForm({ productId }: { productId: string }) {
       </h2>
       {user ? (
         <Form onSubmit={submit}>
-          <Form.Group controlId="review-rating" className="mb-3">
-            <Form.Label>Rating</Form.Label>
-            <Form.Select value={rating} onChange={(e) => setRating(e.target.value)}>
-              <option value="">Select...</option>
-              {RATING_CHOICES.map((choice) => (
-                <option key={choice.value} value={choice.value}>
-                  {choice.label}
-                </option>
-              ))}
-            </Form.Select>
-          </Form.Group>
-          <Form.Group controlId="review-comment" className="mb-3">
-            <Form.Label>Comment</Form.Label>
-            <Form.Control as="textarea" rows={4} maxLength={2000} value={comment} onChange={(e) => setComment(e.target.value)} />
-          </Form.Group>
-          <Button type="submit" variant="dark" disabled={isLoading} className="d-inline-flex align-items-center gap-2">
-            {isLoading && <Spinner animation="border" size="sm" aria-hidden="true" />}
-            Submit
-          </Button>
+          {reviewed && (
+            <Message variant="info">You have reviewed this product. Delete your review above to write a new one.</Message>
+          )}
+          {/* Kept on screen, emptied and closed: the review just sent is listed above. */}
+          <fieldset disabled={reviewed}>
+            <Form.Group controlId="review-rating" className="mb-3">
+              <Form.Label>Rating</Form.Label>
+              <Form.Select value={rating} onChange={(e) => setRating(e.target.value)}>
+                <option value="">Select...</option>
+                {RATING_CHOICES.map((choice) => (
+                  <option key={choice.value} value={choice.value}>
+                    {choice.label}
+                  </option>
+                ))}
+              </Form.Select>
+            </Form.Group>
+            <Form.Group controlId="review-comment" className="mb-3">
+              <Form.Label>Comment</Form.Label>
+              <Form.Control
+                as="textarea"
+                rows={4}
+                maxLength={2000}
+                value={comment}
+                onChange={(e) => setComment(e.target.value)}
+              />
+            </Form.Group>
+            <Button type="submit" variant="dark" disabled={isLoading} className="d-inline-flex align-items-center gap-2">
+              {isLoading && <Spinner animation="border" size="sm" aria-hidden="true" />}
+              Submit
+            </Button>
+          </fieldset>
         </Form>
       ) : (
         <Message>

@@ -1,9 +1,11 @@
+import { useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import ListGroup from 'react-bootstrap/ListGroup';
 import Spinner from 'react-bootstrap/Spinner';
 import type { Review } from '../../../shared/schemas/products';
 import type { PublicUser } from '../../../shared/schemas/users';
 import { useAppSelector } from '../../app/store';
+import ConfirmDialog from '../../components/ConfirmDialog';
 import { TrashIcon } from '../../components/icons';
 import Message from '../../components/Message';
 import Rating from '../../components/Rating';
@@ -22,8 +24,11 @@ export default function ReviewList({ productId, reviews }: { productId: string; 
   const user = useAppSelector((s) => s.auth.user);
   const [deleteReview, { isLoading, originalArgs }] = useDeleteReviewMutation();
   const deletingId = isLoading ? originalArgs?.reviewId : undefined;
+  // The review a Delete was tapped for, until the shopper confirms or cancels.
+  const [confirming, setConfirming] = useState<string | null>(null);
 
   async function remove(reviewId: string) {
+    setConfirming(null);
     try {
       const result = await deleteReview({ productId, reviewId }).unwrap();
       toastSuccess(result.msg);
@@ -35,35 +40,45 @@ export default function ReviewList({ productId, reviews }: { productId: string; 
   if (reviews.length === 0) return <Message>No Reviews</Message>;
 
   return (
-    <ListGroup variant="flush" className="border-top border-bottom">
-      {reviews.map((review) => (
-        <ListGroup.Item key={review._id} as="article" className="px-0 py-3">
-          <div className="d-flex align-items-start justify-content-between gap-2">
-            <div>
-              <strong>{review.name}</strong>
-              <Rating value={review.rating} />
-              <p className="small text-body-secondary mb-0">
-                <time dateTime={review.createdAt}>{review.createdAt.substring(0, 10)}</time>
-              </p>
+    <>
+      <ConfirmDialog
+        show={confirming !== null}
+        title="Delete review"
+        body="Are you sure you want to delete this review?"
+        confirmLabel="Delete"
+        onConfirm={() => confirming && remove(confirming)}
+        onCancel={() => setConfirming(null)}
+      />
+      <ListGroup variant="flush" className="border-top border-bottom">
+        {reviews.map((review) => (
+          <ListGroup.Item key={review._id} as="article" className="px-0 py-3">
+            <div className="d-flex align-items-start justify-content-between gap-2">
+              <div>
+                <strong>{review.name}</strong>
+                <Rating value={review.rating} />
+                <p className="small text-body-secondary mb-0">
+                  <time dateTime={review.createdAt}>{review.createdAt.substring(0, 10)}</time>
+                </p>
+              </div>
+              {canDeleteReview(review, user) && (
+                <Button
+                  variant="outline-danger"
+                  size="sm"
+                  onClick={() => setConfirming(review._id)}
+                  disabled={deletingId === review._id}
+                  className="d-inline-flex align-items-center gap-1 flex-shrink-0"
+                >
+                  {deletingId === review._id ? <Spinner animation="border" size="sm" aria-hidden="true" /> : <TrashIcon />}
+                  Delete
+                </Button>
+              )}
             </div>
-            {canDeleteReview(review, user) && (
-              <Button
-                variant="outline-danger"
-                size="sm"
-                onClick={() => remove(review._id)}
-                disabled={deletingId === review._id}
-                className="d-inline-flex align-items-center gap-1 flex-shrink-0"
-              >
-                {deletingId === review._id ? <Spinner animation="border" size="sm" aria-hidden="true" /> : <TrashIcon />}
-                Delete
-              </Button>
-            )}
-          </div>
-          <p className="mt-2 mb-0" style={{ whiteSpace: 'pre-line', overflowWrap: 'anywhere' }}>
-            {review.comment}
-          </p>
-        </ListGroup.Item>
-      ))}
-    </ListGroup>
+            <p className="mt-2 mb-0" style={{ whiteSpace: 'pre-line', overflowWrap: 'anywhere' }}>
+              {review.comment}
+            </p>
+          </ListGroup.Item>
+        ))}
+      </ListGroup>
+    </>
   );
 }
