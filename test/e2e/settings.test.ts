@@ -10,6 +10,7 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, type TestShop } from '../support/shop.js';
 import {
   ADMIN_PHONE,
   expectNoSidewaysScroll,
+  fillShippingForm,
   launchBrowser,
   newVisitor,
   screenshotBoth,
@@ -98,11 +99,13 @@ describe('shop settings on a phone', () => {
     // The place-order summary shows what the server will charge, and the order has it.
     await page.getByRole('button', { name: 'Proceed To Checkout' }).click();
     await page.waitForURL('**/shipping');
-    await page.getByLabel('County', { exact: true }).fill('Nairobi');
-    await page.getByLabel('Phone Number').fill('0711223344');
-    await page.getByLabel('Postal Code').fill('00100');
-    await page.getByLabel('Sub County').fill('Westlands');
-    await page.getByLabel('Ward').fill('Parklands');
+    await fillShippingForm(page, {
+      county: 'Nairobi',
+      phoneNumber: '0711223344',
+      postalCode: '00100',
+      sub_county: 'Westlands',
+      ward: 'Parklands',
+    });
     await page.getByRole('button', { name: 'Continue' }).click();
     await page.waitForURL('**/place-order');
     const totals = orderTotals([{ price: 1800, qty: 1 }], { taxPercent: 16, shippingFee: 250, freeShippingThreshold: 5000 });

@@ -7,7 +7,16 @@ import { DEFAULT_PRICING, orderTotals } from '../../src/shared/pricing.js';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { Product, ProductPage } from '../../src/shared/schemas/products.js';
 import type { TestShop } from '../support/shop.js';
-import { DESKTOP, launchBrowser, newVisitor, PHONE, screenshotBoth, signIn, startWebShop } from './support/browser.js';
+import {
+  DESKTOP,
+  fillShippingForm,
+  launchBrowser,
+  newVisitor,
+  PHONE,
+  screenshotBoth,
+  signIn,
+  startWebShop,
+} from './support/browser.js';
 
 let shop: TestShop;
 let browser: Browser;
@@ -88,11 +97,13 @@ describe('a shopper buys something, end to end', () => {
     await page.getByRole('button', { name: 'Sign Up' }).click();
     await page.waitForURL('**/shipping');
 
-    await page.getByLabel('County', { exact: true }).fill('Nairobi');
-    await page.getByLabel('Phone Number').fill('0711223344');
-    await page.getByLabel('Postal Code').fill('00100');
-    await page.getByLabel('Sub County').fill('Westlands');
-    await page.getByLabel('Ward').fill('Parklands');
+    await fillShippingForm(page, {
+      county: 'Nairobi',
+      phoneNumber: '0711223344',
+      postalCode: '00100',
+      sub_county: 'Westlands',
+      ward: 'Parklands',
+    });
     expect(await page.getByLabel('Phone Number').getAttribute('inputmode')).toBe('numeric');
     await screenshotBoth(page, 'shipping');
     await page.getByRole('button', { name: 'Continue' }).click();
@@ -174,11 +185,13 @@ describe('placing an order over a connection that drops', () => {
     await page.waitForURL('**/cart');
     await page.getByRole('button', { name: 'Proceed To Checkout' }).click();
     await page.waitForURL('**/shipping');
-    await page.getByLabel('County', { exact: true }).fill('Kisumu');
-    await page.getByLabel('Phone Number').fill('0722334455');
-    await page.getByLabel('Postal Code').fill('40100');
-    await page.getByLabel('Sub County').fill('Kisumu Central');
-    await page.getByLabel('Ward').fill('Milimani');
+    await fillShippingForm(page, {
+      county: 'Kisumu',
+      phoneNumber: '0722334455',
+      postalCode: '40100',
+      sub_county: 'Kisumu Central',
+      ward: 'Milimani',
+    });
     await page.getByRole('button', { name: 'Continue' }).click();
     await page.waitForURL('**/place-order');
 

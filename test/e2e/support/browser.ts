@@ -3,6 +3,7 @@ import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { webDistDir } from '../../../src/server/paths.js';
+import type { ShippingAddress } from '../../../src/shared/schemas/orders.js';
 import { CHROMIUM_FLAGS, chromiumPath } from '../../../tools/chromium.js';
 import { startTestShop, type TestShop } from '../../support/shop.js';
 
@@ -82,4 +83,13 @@ export async function expectNoSidewaysScroll(page: Page): Promise<void> {
         .filter((box) => box.width > 0 && (box.left < 0 || box.right > window.innerWidth)).length,
   );
   expect(outside).toBe(0);
+}
+
+/** Fills the shipping form's five fields (the shopper is on /shipping). */
+export async function fillShippingForm(page: Page, address: ShippingAddress): Promise<void> {
+  await page.getByLabel('County', { exact: true }).fill(address.county);
+  await page.getByLabel('Phone Number').fill(address.phoneNumber);
+  await page.getByLabel('Postal Code').fill(address.postalCode);
+  await page.getByLabel('Sub County').fill(address.sub_county);
+  await page.getByLabel('Ward').fill(address.ward);
 }
