@@ -7,7 +7,15 @@ import { DEFAULT_PRICING, orderTotals } from '../../src/shared/pricing.js';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { Product, ProductPage } from '../../src/shared/schemas/products.js';
 import type { TestShop } from '../support/shop.js';
-import { DESKTOP, launchBrowser, newVisitor, PHONE, screenshotBoth, signIn, startWebShop } from './support/browser.js';
+import {
+  expectNoSidewaysScroll,
+  launchBrowser,
+  newVisitor,
+  PHONE,
+  screenshotBoth,
+  signIn,
+  startWebShop,
+} from './support/browser.js';
 
 let shop: TestShop;
 let browser: Browser;
@@ -38,8 +46,7 @@ describe('a shopper buys something, end to end', () => {
     await expect.poll(() => page.locator('.carousel').count()).toBe(1);
     await screenshotBoth(page, 'home');
 
-    // Search with a typo from the navigation bar (collapsed behind the menu on a phone).
-    await page.setViewportSize(DESKTOP);
+    // Search with a typo from the navigation bar, in view on the phone.
     await page.getByPlaceholder('Search Product...').fill('samsng');
     await page.getByPlaceholder('Search Product...').press('Enter');
     await page.waitForURL('**/search/samsng');
@@ -226,6 +233,50 @@ describe('search results', () => {
     await page.goto('/search/ketepa');
     await expect.poll(() => page.getByText(/^Results for “ketepa”: (1 product|\d+ products)$/).isVisible()).toBe(true);
     expect(await page.getByText(/\+ products/).count()).toBe(0);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
+
+describe('the header on a 360 px phone', () => {
+  it('shows the search and the cart with its count without opening the menu; only the account folds', async () => {
+    const product = await productNamed('Ketepa');
+    const { page, problems, context } = await newVisitor(browser, shop, PHONE);
+    await page.goto(`/products/${product._id}`);
+    await page.getByLabel('Qty').selectOption('2');
+    await page.getByRole('button', { name: 'Add To Cart' }).click();
+    await page.waitForURL('**/cart');
+
+    const header = page.locator('header');
+    const menu = header.getByRole('button', { name: 'Menu' });
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    const cart = header.getByRole('link', { name: 'Cart 2 items in cart', exact: true });
+    await expect.poll(() => cart.isVisible()).toBe(true);
+    expect(await cart.getByText('2', { exact: true }).isVisible()).toBe(true);
+    const search = header.getByPlaceholder('Search Product...');
+    const searchButton = header.getByRole('button', { name: 'Search', exact: true });
+    expect(await search.isVisible()).toBe(true);
+    expect(await searchButton.isVisible()).toBe(true);
+    // The account is what folds: Sign In waits behind Menu.
+    expect(await header.getByRole('link', { name: 'Sign In' }).isVisible()).toBe(false);
+
+    // A thumb's targets: 44 px tall at least; the cart and Menu share the brand's row, the search is under it.
+    const boxes = await Promise.all([cart, menu, search, searchButton].map((element) => element.boundingBox()));
+    for (const box of boxes) expect(box?.height ?? 0).toBeGreaterThanOrEqual(44);
+    const [cartBox, menuBox, searchBox] = boxes;
+    expect(Math.abs((cartBox?.y ?? 0) - (menuBox?.y ?? 100))).toBeLessThan(4);
+    expect(searchBox?.y ?? 0).toBeGreaterThanOrEqual((menuBox?.y ?? 0) + (menuBox?.height ?? 0));
+    await expectNoSidewaysScroll(page);
+
+    // One item: the badge's hidden words agree with the count.
+    await page.getByLabel(`Quantity for ${product.name}`).selectOption('1');
+    await expect.poll(() => header.getByRole('link', { name: 'Cart 1 item in cart', exact: true }).isVisible()).toBe(true);
+
+    await search.fill('ketepa');
+    await search.press('Enter');
+    await page.waitForURL('**/search/ketepa');
+    await menu.click();
+    await expect.poll(() => header.getByRole('link', { name: 'Sign In' }).isVisible()).toBe(true);
     expect(problems).toEqual([]);
     await context.close();
   });
