@@ -1,14 +1,16 @@
 import { sql } from 'drizzle-orm';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEARCH_RESULTS_CAP } from '../../src/shared/constants.js';
 import { formatKsh } from '../../src/shared/money.js';
 import { DEFAULT_PRICING, orderTotals } from '../../src/shared/pricing.js';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { Product, ProductPage } from '../../src/shared/schemas/products.js';
+import { createProduct } from '../support/fixtures.js';
 import type { TestShop } from '../support/shop.js';
 import {
   DESKTOP,
+  expectNoSidewaysScroll,
   fillShippingForm,
   launchBrowser,
   newVisitor,
@@ -47,8 +49,7 @@ describe('a shopper buys something, end to end', () => {
     await expect.poll(() => page.locator('.carousel').count()).toBe(1);
     await screenshotBoth(page, 'home');
 
-    // Search with a typo from the navigation bar (collapsed behind the menu on a phone).
-    await page.setViewportSize(DESKTOP);
+    // Search with a typo from the navigation bar, in view on the phone.
     await page.getByPlaceholder('Search Product...').fill('samsng');
     await page.getByPlaceholder('Search Product...').press('Enter');
     await page.waitForURL('**/search/samsng');
@@ -292,6 +293,115 @@ describe('search results', () => {
     await page.goto('/search/ketepa');
     await expect.poll(() => page.getByText(/^Results for “ketepa”: (1 product|\d+ products)$/).isVisible()).toBe(true);
     expect(await page.getByText(/\+ products/).count()).toBe(0);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
+
+describe('the header on a 360 px phone', () => {
+  it('shows the search and the cart with its count without opening the menu; only the account folds', async () => {
+    const product = await productNamed('Ketepa');
+    const { page, problems, context } = await newVisitor(browser, shop, PHONE);
+    await page.goto(`/products/${product._id}`);
+    await page.getByLabel('Qty').selectOption('2');
+    await page.getByRole('button', { name: 'Add To Cart' }).click();
+    await page.waitForURL('**/cart');
+
+    const header = page.locator('header');
+    const menu = header.getByRole('button', { name: 'Menu' });
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    const cart = header.getByRole('link', { name: 'Cart 2 items in cart', exact: true });
+    await expect.poll(() => cart.isVisible()).toBe(true);
+    expect(await cart.getByText('2', { exact: true }).isVisible()).toBe(true);
+    const search = header.getByPlaceholder('Search Product...');
+    const searchButton = header.getByRole('button', { name: 'Search', exact: true });
+    expect(await search.isVisible()).toBe(true);
+    expect(await searchButton.isVisible()).toBe(true);
+    // The account is what folds: Sign In waits behind Menu.
+    expect(await header.getByRole('link', { name: 'Sign In' }).isVisible()).toBe(false);
+
+    // A thumb's targets: 44 px tall at least; the cart and Menu share the brand's row, the search is under it.
+    const boxes = await Promise.all([cart, menu, search, searchButton].map((element) => element.boundingBox()));
+    for (const box of boxes) expect(box?.height ?? 0).toBeGreaterThanOrEqual(44);
+    const [cartBox, menuBox, searchBox] = boxes;
+    expect(Math.abs((cartBox?.y ?? 0) - (menuBox?.y ?? 100))).toBeLessThan(4);
+    expect(searchBox?.y ?? 0).toBeGreaterThanOrEqual((menuBox?.y ?? 0) + (menuBox?.height ?? 0));
+    await expectNoSidewaysScroll(page);
+
+    // One item: the badge's hidden words agree with the count.
+    await page.getByLabel(`Quantity for ${product.name}`).selectOption('1');
+    await expect.poll(() => header.getByRole('link', { name: 'Cart 1 item in cart', exact: true }).isVisible()).toBe(true);
+
+    await search.fill('ketepa');
+    await search.press('Enter');
+    await page.waitForURL('**/search/ketepa');
+    await menu.click();
+    await expect.poll(() => header.getByRole('link', { name: 'Sign In' }).isVisible()).toBe(true);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
+
+describe('the grid and the product page for a thumb', () => {
+  /** How many cards share the first row of the listing at this width. */
+  async function cardsInFirstRow(page: Page, width: number): Promise<number> {
+    await page.setViewportSize({ width, height: 800 });
+    const tops = await page
+      .locator('.product-card')
+      .evaluateAll((cards) => cards.map((card) => card.getBoundingClientRect().top));
+    return tops.filter((top) => Math.abs(top - (tops[0] ?? 0)) < 1).length;
+  }
+
+  it('shows two compact cards a row on a phone, 2/3/4 at md/lg/xl, and a buy bar at the thumb on a product', async () => {
+    const { page, problems, context } = await newVisitor(browser, shop, { width: 360, height: 740 });
+    await page.goto('/');
+    await expect.poll(() => page.locator('.product-card').count()).toBeGreaterThan(4);
+    expect(await cardsInFirstRow(page, 360)).toBe(2);
+    expect(await cardsInFirstRow(page, 800)).toBe(2);
+    expect(await cardsInFirstRow(page, 1000)).toBe(3);
+    expect(await cardsInFirstRow(page, 1280)).toBe(4);
+    await page.setViewportSize({ width: 360, height: 740 });
+    // Each card: photo, name, rating with its count in words, price.
+    const card = page.locator('.product-card').first();
+    expect(await card.getByRole('img', { name: /Rated/ }).count()).toBe(1);
+    expect(await card.getByText(/^(1 review|\d+ reviews)$/).isVisible()).toBe(true);
+    expect(await card.getByText(/^Ksh\. /).isVisible()).toBe(true);
+    await expectNoSidewaysScroll(page);
+
+    // The product page: price, quantity and Add To Cart in the first screenful, and still there further down.
+    const product = await productNamed('Samsung Galaxy');
+    await page.goto(`/products/${product._id}`);
+    const bar = page.getByRole('region', { name: 'Buy' });
+    const add = bar.getByRole('button', { name: 'Add To Cart' });
+    await expect.poll(() => add.isVisible()).toBe(true);
+    expect(await bar.getByText(formatKsh(product.price)).isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Add To Cart' }).count()).toBe(1);
+    const inView = async () => {
+      const box = await add.boundingBox();
+      return (box?.y ?? 9999) + (box?.height ?? 0) <= 740 && (box?.height ?? 0) >= 44;
+    };
+    expect(await inView()).toBe(true);
+    await page.getByRole('heading', { name: 'Reviews' }).scrollIntoViewIfNeeded();
+    expect(await inView()).toBe(true);
+    await expectNoSidewaysScroll(page);
+    await screenshotBoth(page, 'product-buy-bar');
+    await bar.getByLabel('Qty').selectOption('2');
+    await add.click();
+    await page.waitForURL('**/cart');
+    await expect.poll(() => page.getByText('Subtotal (2) items').isVisible()).toBe(true);
+
+    // Out of stock: the bar keeps the price and a disabled Add To Cart, without a quantity.
+    const soldOut = await createProduct(await shop.admin(), { name: 'Sold Out Sufuria', price: 950, countInStock: 0 });
+    await page.goto(`/products/${soldOut._id}`);
+    await expect.poll(() => page.getByText('Out of Stock').isVisible()).toBe(true);
+    expect(await add.isDisabled()).toBe(true);
+    expect(await page.getByLabel('Qty').count()).toBe(0);
+    expect(await bar.getByText(formatKsh(950)).isVisible()).toBe(true);
+
+    // From md up, the buy box holds them as before, and there is no bar.
+    await page.setViewportSize(DESKTOP);
+    await expect.poll(() => bar.count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Add To Cart' }).isDisabled()).toBe(true);
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -13,8 +13,11 @@ const UserMenu = lazy(() => import('./UserMenu'));
 
 /**
  * Bootstrap's navbar written as markup (react-bootstrap's Navbar brings its offcanvas and modal
- * code into the first download). On a phone the links fold under the Menu button and fold again
- * after a link is followed.
+ * code into the first download). On a wide screen it is one row: brand, search, Cart, account.
+ * Below `lg` the shop is used with a thumb: the brand, the cart as an icon with its badge and the
+ * Menu button on the first row, the search on its own full-width row, both always in view; only
+ * the account (Sign In, or the user's menu) folds under Menu, and folds again after a link is
+ * followed. One search box and one cart link serve both layouts: styles.css only moves them.
  */
 export default function Header() {
   const user = useAppSelector((s) => s.auth.user);
@@ -28,11 +31,23 @@ export default function Header() {
 
   return (
     <header>
-      <nav className="navbar navbar-expand-lg navbar-dark bg-dark py-2">
+      <nav className="navbar navbar-expand-lg navbar-dark bg-dark py-2 shop-header">
         <div className="container">
           <Link to={paths.home} className="navbar-brand fw-bold brand">
             {shopName}
           </Link>
+          <SearchBox />
+          <div className="navbar-nav ms-auto header-cart">
+            <NavLink to={paths.cart} className="nav-link d-flex align-items-center gap-1">
+              <CartIcon className="header-cart-icon" /> <span className="header-cart-label">Cart</span>
+              {count > 0 && (
+                <>
+                  <span className="badge rounded-pill bg-success ms-1">{count}</span>
+                  <span className="visually-hidden">{count === 1 ? 'item in cart' : 'items in cart'}</span>
+                </>
+              )}
+            </NavLink>
+          </div>
           <button
             type="button"
             className={`navbar-toggler${expanded ? '' : ' collapsed'}`}
@@ -44,18 +59,8 @@ export default function Header() {
             <span className="navbar-toggler-icon" />
           </button>
           <Collapse in={expanded}>
-            <div className="navbar-collapse" id="main-nav">
-              <SearchBox />
-              <div className="navbar-nav ms-auto align-items-lg-center">
-                <NavLink to={paths.cart} className="nav-link d-flex align-items-center gap-1">
-                  <CartIcon /> Cart
-                  {count > 0 && (
-                    <>
-                      <span className="badge rounded-pill bg-success ms-1">{count}</span>
-                      <span className="visually-hidden">items in cart</span>
-                    </>
-                  )}
-                </NavLink>
+            <div className="navbar-collapse header-account" id="main-nav">
+              <div className="navbar-nav align-items-lg-center">
                 {user ? (
                   <Suspense
                     fallback={

@@ -20,7 +20,7 @@ export default function SearchBox() {
   return (
     // Plain Bootstrap markup: react-bootstrap's Form brings every form part into the first download.
     // biome-ignore lint/a11y/useSemanticElements: <search> is too new for the phones the shop serves; the role says the same
-    <form onSubmit={submit} className="d-flex flex-grow-1 my-2 my-lg-0 me-lg-3 search-box" role="search">
+    <form onSubmit={submit} className="d-flex flex-grow-1 me-lg-3 search-box" role="search">
       <input
         type="search"
         name="q"

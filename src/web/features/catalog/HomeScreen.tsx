@@ -65,9 +65,10 @@ export default function HomeScreen() {
         </div>
       ) : (
         <>
-          <Row className="g-3 g-lg-4 mt-0">
+          {/* Two compact cards a row on a phone, then 2, 3 and 4 at md, lg and xl (docs/product-rules.md). */}
+          <Row className="g-2 g-md-3 g-lg-4 mt-0">
             {data.products.map((product, index) => (
-              <Col key={product._id} sm={12} md={6} lg={4} xl={3}>
+              <Col key={product._id} xs={6} md={6} lg={4} xl={3}>
                 <ProductCard product={product} eager={index < EAGER_CARDS} priority={index === 0} />
               </Col>
             ))}

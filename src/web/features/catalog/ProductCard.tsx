@@ -20,7 +20,9 @@ export interface ProductCardProps {
   priority?: boolean;
 }
 
-/** One product in the listing grid. The name's link is stretched over the card, so any tap on it opens the product. */
+/**
+ * One product in the listing grid: photo, name, rating and price; compact on a phone, two to a row.
+ * The name's link is stretched over the card, so any tap on it opens the product. */
 export default function ProductCard({ product, eager = false, priority = false }: ProductCardProps) {
   const outOfStock = product.countInStock <= 0;
   return (
@@ -35,7 +37,7 @@ export default function ProductCard({ product, eager = false, priority = false }
         decoding="async"
         className="product-photo product-card-photo card-img-top"
       />
-      <Card.Body className="d-flex flex-column gap-2">
+      <Card.Body className="d-flex flex-column gap-1 gap-md-2 p-2 p-md-3">
         <Card.Title as="h2" className="h6 mb-0 product-card-name">
           <Link to={paths.product(product._id)} className="stretched-link text-reset text-decoration-none">
             {product.name}
@@ -43,7 +45,7 @@ export default function ProductCard({ product, eager = false, priority = false }
         </Card.Title>
         <Rating value={product.rating} text={reviewCount(product.numReviews)} />
         <div className="mt-auto d-flex align-items-center justify-content-between gap-2 flex-wrap">
-          <Price value={product.price} className="fs-5 fw-bold" />
+          <Price value={product.price} className="fw-bold product-card-price" />
           {outOfStock && (
             <Badge bg="secondary" className="fw-semibold">
               Out of Stock

@@ -19,6 +19,7 @@ import PageTitle from '../../components/PageTitle';
 import Price from '../../components/Price';
 import { photoSources } from '../../components/photoSources';
 import Rating, { reviewCount } from '../../components/Rating';
+import { MD_AND_UP, useMediaQuery } from '../../components/useMediaQuery';
 import { errorMessage } from '../../lib/errors';
 import { addToCart } from '../cart/cartSlice';
 import { useGetProductDetailsQuery } from './api';
@@ -80,6 +81,8 @@ export default function ProductScreen() {
 function ProductDetails({ product }: { product: ProductDetail }) {
   const dispatch = useAppDispatch();
   const navigate = useNavigate();
+  // On a phone the quantity and Add To Cart leave the buy box for a bar at the thumb, always in reach.
+  const wide = useMediaQuery(MD_AND_UP);
   const [chosenQty, setChosenQty] = useState(1);
   const choices = qtyChoices(product.countInStock);
   const inStock = choices.length > 0;
@@ -91,6 +94,32 @@ function ProductDetails({ product }: { product: ProductDetail }) {
     dispatch(addToCart({ _id, name, image, price, rating, description, countInStock, qty }));
     navigate(paths.cart);
   }
+
+  const qtySelect = (
+    <Form.Select
+      value={qty}
+      onChange={(e) => setChosenQty(Number(e.target.value))}
+      style={wide ? { maxWidth: '7rem' } : undefined}
+    >
+      {choices.map((n) => (
+        <option key={n} value={n}>
+          {n}
+        </option>
+      ))}
+    </Form.Select>
+  );
+  const addButton = (
+    <Button
+      type="button"
+      variant="dark"
+      className={`d-inline-flex align-items-center justify-content-center gap-2 ${wide ? 'w-100' : 'text-nowrap'}`}
+      disabled={!inStock}
+      onClick={addProductToCart}
+    >
+      {/* The phone's bar has no room to spare for the icon. */}
+      {wide && <CartIcon />} Add To Cart
+    </Button>
+  );
 
   return (
     <>
@@ -126,35 +155,15 @@ function ProductDetails({ product }: { product: ProductDetail }) {
                     <span>Status:</span>
                     <strong className={inStock ? 'text-success' : 'text-danger'}>{inStock ? 'In Stock' : 'Out of Stock'}</strong>
                   </ListGroup.Item>
-                  {inStock && (
+                  {wide && inStock && (
                     <ListGroup.Item>
                       <Form.Group controlId="product-qty" className="d-flex align-items-center justify-content-between gap-2">
                         <Form.Label className="mb-0">Qty</Form.Label>
-                        <Form.Select
-                          value={qty}
-                          onChange={(e) => setChosenQty(Number(e.target.value))}
-                          style={{ maxWidth: '7rem' }}
-                        >
-                          {choices.map((n) => (
-                            <option key={n} value={n}>
-                              {n}
-                            </option>
-                          ))}
-                        </Form.Select>
+                        {qtySelect}
                       </Form.Group>
                     </ListGroup.Item>
                   )}
-                  <ListGroup.Item>
-                    <Button
-                      type="button"
-                      variant="dark"
-                      className="w-100 d-inline-flex align-items-center justify-content-center gap-2"
-                      disabled={!inStock}
-                      onClick={addProductToCart}
-                    >
-                      <CartIcon /> Add To Cart
-                    </Button>
-                  </ListGroup.Item>
+                  {wide && <ListGroup.Item>{addButton}</ListGroup.Item>}
                 </ListGroup>
               </Card>
             </Col>
@@ -173,6 +182,19 @@ function ProductDetails({ product }: { product: ProductDetail }) {
           <ReviewForm productId={product._id} reviews={product.reviews} />
         </Col>
       </Row>
+
+      {!wide && (
+        <section className="buy-bar d-flex align-items-center gap-2" aria-label="Buy">
+          <Price value={product.price} className="fw-bold me-auto buy-bar-price" />
+          {inStock && (
+            <Form.Group controlId="product-qty">
+              <Form.Label visuallyHidden>Qty</Form.Label>
+              {qtySelect}
+            </Form.Group>
+          )}
+          {addButton}
+        </section>
+      )}
     </>
   );
 }
