@@ -197,12 +197,7 @@ export const orders = pgTable(
     // The admin order list's filters, newest first: paid or not, and "to deliver" (paid, undelivered).
     // The id breaks ties as the list's ORDER BY does, so a page is read off the index, not sorted.
     index('orders_paid_latest_idx').on(t.isPaid, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
-    index('orders_delivery_latest_idx').on(
-      t.isDelivered,
-      t.isPaid,
-      t.createdAt.desc().nullsFirst(),
-      t.id.desc().nullsFirst(),
-    ),
+    index('orders_delivery_latest_idx').on(t.isDelivered, t.isPaid, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
     // The dashboard's sales by the day they were paid: the last month's paid orders and their
     // totals from the index alone.
     index('orders_paid_at_idx').on(t.paidAt, t.totalCents).where(sql`${t.isPaid}`),
