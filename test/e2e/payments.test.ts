@@ -149,6 +149,52 @@ describe('a shopper pays an order with M-Pesa', () => {
   });
 });
 
+describe('the payment banner after Pay with M-Pesa', () => {
+  it('follows the prompt on every page: waiting, then paid with the receipt, until dismissed', {
+    timeout: CASE_TIMEOUT_MS,
+  }, async () => {
+    const { order, page, problems, context } = await shopperWithOrder();
+    await page.goto(`/order/${order._id}`);
+    await payWith(page, '0708374149', '0708 *** 149');
+    const banner = page.getByTestId('payment-banner');
+    await expect.poll(() => banner.textContent()).toContain('Waiting for M-Pesa…');
+    expect(await banner.getByRole('link', { name: `Order ${order.orderNumber}` }).isVisible()).toBe(true);
+    await screenshotBoth(page, 'payment-banner-waiting');
+    await expect.poll(() => banner.textContent(), { timeout: SETTLED_WITHIN_MS }).toMatch(/Paid — receipt [A-Z0-9]{10}\./);
+    // It stays while the shopper browses, and after a reload.
+    await page.goto('/cart');
+    await page.reload();
+    await expect.poll(() => banner.textContent()).toMatch(/Paid — receipt [A-Z0-9]{10}/);
+    await screenshotBoth(page, 'payment-banner-paid');
+    await banner.getByRole('button', { name: 'Dismiss the payment banner' }).click();
+    await expect.poll(() => banner.count()).toBe(0);
+    await page.reload();
+    await expect.poll(() => page.getByRole('heading', { name: 'Shopping Cart' }).isVisible()).toBe(true);
+    expect(await banner.count()).toBe(0);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("says why a prompt failed and leads back to the order, where it gives way to the order's own status", {
+    timeout: CASE_TIMEOUT_MS,
+  }, async () => {
+    const { order, page, problems, context } = await shopperWithOrder();
+    await page.goto(`/order/${order._id}`);
+    await payWith(page, '0700000001', '0700 *** 001');
+    const banner = page.getByTestId('payment-banner');
+    await expect
+      .poll(() => banner.textContent(), { timeout: SETTLED_WITHIN_MS })
+      .toContain('The M-Pesa payment did not go through. You cancelled the M-Pesa prompt.');
+    await screenshotBoth(page, 'payment-banner-failed');
+    await banner.getByRole('link', { name: `Back to order ${order.orderNumber}` }).click();
+    await page.waitForURL(`**/order/${order._id}`);
+    await expect.poll(() => page.getByText('You cancelled the M-Pesa prompt.').isVisible()).toBe(true);
+    expect(await banner.count()).toBe(0);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
+
 describe('a shopper whose prompt never came pays by Paybill (demo shop)', () => {
   it('shows the Paybill details; the simulated Paybill payment turns the order paid with its receipt, without a reload', {
     timeout: CASE_TIMEOUT_MS,

@@ -2,12 +2,18 @@ import { configureStore } from '@reduxjs/toolkit';
 import { type TypedUseSelectorHook, useDispatch, useSelector } from 'react-redux';
 import { authReducer } from '../features/account/authSlice';
 import { cartReducer } from '../features/cart/cartSlice';
+import { followedPaymentReducer } from '../features/orders/followedPaymentSlice';
 import { api } from './api';
 
-/** The app's state: the signed-in user, the cart, and the API cache (products, orders, users). */
+/** The app's state: the signed-in user, the cart, the payment the banner follows, and the API cache. */
 export function makeStore() {
   return configureStore({
-    reducer: { [api.reducerPath]: api.reducer, auth: authReducer, cart: cartReducer },
+    reducer: {
+      [api.reducerPath]: api.reducer,
+      auth: authReducer,
+      cart: cartReducer,
+      followedPayment: followedPaymentReducer,
+    },
     middleware: (getDefault) => getDefault().concat(api.middleware),
   });
 }

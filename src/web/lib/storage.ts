@@ -1,9 +1,10 @@
 /**
  * Browser storage under the keys of docs/product-rules.md (Data): `user` holds the public user
- * object, `cart` the cart with its shipping address and totals. Unreadable or foreign values
+ * object, `cart` the cart with its shipping address and totals; `followedPayment` the order whose
+ * M-Pesa prompt the payment banner follows. Unreadable or foreign values
  * are treated as absent rather than crashing the app.
  */
-export type StorageKey = 'user' | 'cart';
+export type StorageKey = 'user' | 'cart' | 'followedPayment';
 
 export function readStored<T>(key: StorageKey, isValid: (value: unknown) => value is T): T | undefined {
   try {

@@ -2,6 +2,7 @@ import { lazy, Suspense, useSyncExternalStore } from 'react';
 import Container from 'react-bootstrap/Container';
 import { Outlet } from 'react-router';
 import Loader from '../../components/Loader';
+import PaymentBanner from '../../features/orders/PaymentBanner';
 import { toastsWanted } from '../../lib/toast';
 import Footer from './Footer';
 import Header from './Header';
@@ -18,6 +19,7 @@ export default function Layout() {
         Skip to content
       </a>
       <Header />
+      <PaymentBanner />
       <main id="main" className="flex-grow-1 py-3">
         <Container className="screen">
           <Suspense fallback={<Loader />}>

@@ -6,7 +6,9 @@ import { useNavigate } from 'react-router';
 import { formatKsh } from '../../../shared/money';
 import type { Order } from '../../../shared/schemas/orders';
 import { paths } from '../../app/paths';
+import { useAppDispatch } from '../../app/store';
 import { toastErrors, toastSuccess } from '../../lib/toast';
+import { followPayment } from './followedPaymentSlice';
 import { paymentsApi, useSendPaymentPromptMutation } from './paymentsApi';
 
 const MPESA_NUMBER_KEY = 'mpesaNumber';
@@ -33,6 +35,7 @@ function rememberMpesaNumber(number: string): void {
  */
 export default function PayOrder({ order }: { order: Order }) {
   const navigate = useNavigate();
+  const dispatch = useAppDispatch();
   // The number last paid with on this device, else the order's contact number.
   const [phoneNumber, setPhoneNumber] = useState(() => rememberedMpesaNumber() ?? order.shippingAddress.phoneNumber);
   const [sendPrompt, { isLoading: sending }] = useSendPaymentPromptMutation();
@@ -49,6 +52,8 @@ export default function PayOrder({ order }: { order: Order }) {
       const { msg } = await sendPrompt({ orderId: order._id, phoneNumber: phoneNumber.trim(), Amount: amount }).unwrap();
       rememberMpesaNumber(phoneNumber.trim());
       toastSuccess(msg);
+      // Home, as the specification says; the banner there follows the payment.
+      dispatch(followPayment({ orderId: order._id, orderNumber: order.orderNumber }));
       navigate(paths.home);
     } catch (error) {
       toastErrors(error);
