@@ -64,7 +64,9 @@ export default function LoginScreen() {
         </Form.Group>
         <div className="d-flex flex-wrap align-items-center justify-content-between gap-2">
           <SubmitButton busy={isLoading}>Sign In</SubmitButton>
-          <Link to={paths.forgotPassword}>Forgot password?</Link>
+          <Link to={paths.forgotPassword} className="tap-link">
+            Forgot password?
+          </Link>
         </div>
       </Form>
       <Row className="py-3">

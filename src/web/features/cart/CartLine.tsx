@@ -34,7 +34,7 @@ export default function CartLine({ item, belowFold }: { item: CartItem; belowFol
       />
       {/* On a phone the name, price and controls stack beside the image; from md up they share one row. */}
       <div className="flex-grow-1 d-flex flex-column flex-md-row align-items-md-center gap-2" style={{ minWidth: 0 }}>
-        <Link to={paths.product(item._id)} className="flex-md-grow-1 text-break fw-medium">
+        <Link to={paths.product(item._id)} className="flex-md-grow-1 text-break fw-medium tap-link">
           {item.name}
         </Link>
         <Price value={item.price} className="fw-semibold text-nowrap me-md-2" />

@@ -40,7 +40,7 @@ export default function OrderItemsList({ items }: { items: readonly OrderLine[] 
             style={{ minWidth: 0 }}
           >
             {item._id ? (
-              <Link to={paths.product(item._id)} className="text-break">
+              <Link to={paths.product(item._id)} className="text-break tap-link">
                 {item.name}
               </Link>
             ) : (
