@@ -71,9 +71,16 @@ describe('starting the shop with no configuration', () => {
     expect(image.headers.get('content-type')).toBe('image/webp');
     expect((await fetch(`${base}/api/health`)).status).toBe(200);
 
-    // A request in flight when SIGTERM arrives still gets its answer.
-    const inFlight = new ApiClient(base).post('/api/users/auth', { email: 'admin@example.com', password: password! });
-    await new Promise((r) => setTimeout(r, 20));
+    // A request in flight when SIGTERM arrives still gets its answer. The client has its XSRF
+    // cookie first, so the sign-in is one request; SIGTERM goes once the shop has logged it as
+    // received (its password check then takes a while), not after a guessed pause.
+    const signingIn = new ApiClient(base);
+    expect((await signingIn.get('/api/health')).status).toBe(200);
+    const received = first.output().length;
+    const inFlight = signingIn.post('/api/users/auth', { email: 'admin@example.com', password: password! });
+    await expect
+      .poll(() => /"url":"\/api\/users\/auth"/.test(first.output().slice(received)), { interval: 5, timeout: 10_000 })
+      .toBe(true);
     first.child.kill('SIGTERM');
     expect((await inFlight).status).toBe(200);
     expect(await first.exit, first.output()).toBe(0);
