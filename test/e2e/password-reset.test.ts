@@ -37,6 +37,9 @@ describe('forgotten password, in the browser', () => {
       await page.goto('/login');
       await page.getByRole('link', { name: /Forgot password/ }).click();
       await page.waitForURL('**/forgot-password');
+      // The router keeps the sign-in screen, which has an Email Address field too, until the new
+      // screen's code has loaded: wait for the new screen, or the address goes into the old one.
+      await expect.poll(() => page.getByRole('heading', { name: 'Forgot Password' }).isVisible()).toBe(true);
       await page.getByLabel('Email Address').fill(email);
       await screenshotBoth(page, 'forgot-password');
       await page.getByRole('button', { name: 'Send Reset Link' }).click();
@@ -54,6 +57,7 @@ describe('forgotten password, in the browser', () => {
       await screenshotBoth(page, 'reset-password');
       await page.getByRole('button', { name: /Reset/ }).click();
       await page.waitForURL('**/login');
+      await expect.poll(() => page.getByRole('button', { name: 'Sign In' }).isVisible()).toBe(true);
 
       await page.getByLabel('Email Address').fill(email);
       await page.getByLabel('Password').fill('old-password-1');
