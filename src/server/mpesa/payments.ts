@@ -115,6 +115,11 @@ async function findOrderFor(db: Db, viewer: SessionUser, orderId: string) {
   return order;
 }
 
+/** What the ledger has credited to an order, in cents: the payments that count towards it. */
+function creditedCentsOf(payments: { status: string; amountCents: number }[]): number {
+  return payments.filter((p) => p.status === 'credited').reduce((sum, p) => sum + p.amountCents, 0);
+}
+
 export async function paymentStatus(
   { db, lipaNaMpesa, paybillSimulation }: Pick<PaymentDeps, 'db' | 'lipaNaMpesa' | 'paybillSimulation'>,
   viewer: SessionUser,
@@ -128,8 +133,7 @@ export async function paymentStatus(
     .orderBy(desc(paymentAttempts.createdAt))
     .limit(1);
   const payments = await paymentsOfOrder(db, orderId);
-  const credited = payments.filter((p) => p.status === 'credited');
-  const creditedCents = credited.reduce((sum, p) => sum + p.amountCents, 0);
+  const creditedCents = creditedCentsOf(payments);
   return {
     orderId,
     orderNumber: order.number,
@@ -165,11 +169,7 @@ export async function simulatePaybillPayment(
   if (order.isPaid) throw badRequest('This order is already paid');
   const msisdn = phoneNumber ? normaliseMsisdn(phoneNumber) : SANDBOX_TEST_MSISDN;
   if (!msisdn) throw badRequest('Enter a Safaricom number like 0712345678 or +254712345678', 'phoneNumber');
-  const credited = (await paymentsOfOrder(db, orderId)).filter((p) => p.status === 'credited');
-  const amount = amountStillDue(
-    order.totalCents,
-    credited.reduce((sum, p) => sum + p.amountCents, 0),
-  );
+  const amount = amountStillDue(order.totalCents, creditedCentsOf(await paymentsOfOrder(db, orderId)));
   const paybill = 'paybill' in lipaNaMpesa;
   await daraja.simulateC2bPayment(paybillSimulation.version, {
     shortCode: paybill ? lipaNaMpesa.paybill : lipaNaMpesa.till,
