@@ -59,9 +59,9 @@ describe('the admin lists on a phone', () => {
       expect(await paidCard.getByText(label, { exact: true }).isVisible()).toBe(true);
     }
     expect(await paidCard.getByText('Akinyi Mobile').isVisible()).toBe(true);
-    expect(await paidCard.getByRole('button', { name: `Mark order ${paidOrder.orderNumber} as paid` }).isDisabled()).toBe(true);
+    expect(await paidCard.getByRole('button', { name: `Mark As Paid: order ${paidOrder.orderNumber}` }).isDisabled()).toBe(true);
     const unpaidCard = list.getByRole('listitem').filter({ hasText: unpaidOrder.orderNumber });
-    expect(await unpaidCard.getByRole('button', { name: `Mark order ${unpaidOrder.orderNumber} as paid` }).isEnabled()).toBe(
+    expect(await unpaidCard.getByRole('button', { name: `Mark As Paid: order ${unpaidOrder.orderNumber}` }).isEnabled()).toBe(
       true,
     );
     expect(await unpaidCard.getByRole('link', { name: `Details of order ${unpaidOrder.orderNumber}` }).isVisible()).toBe(true);
@@ -77,9 +77,9 @@ describe('the admin lists on a phone', () => {
     // Mark As Paid from the list: the card's button disables itself once the order is paid.
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await expect.poll(() => list.getByRole('listitem').count()).toBe(2);
-    await unpaidCard.getByRole('button', { name: `Mark order ${unpaidOrder.orderNumber} as paid` }).click();
+    await unpaidCard.getByRole('button', { name: `Mark As Paid: order ${unpaidOrder.orderNumber}` }).click();
     await expect
-      .poll(() => unpaidCard.getByRole('button', { name: `Mark order ${unpaidOrder.orderNumber} as paid` }).isDisabled())
+      .poll(() => unpaidCard.getByRole('button', { name: `Mark As Paid: order ${unpaidOrder.orderNumber}` }).isDisabled())
       .toBe(true);
     expect((await api.get<Order>(`/api/orders/${unpaidOrder._id}`)).body.isPaid).toBe(true);
     expect(problems).toEqual([]);

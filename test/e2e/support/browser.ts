@@ -57,7 +57,8 @@ export async function screenshotBoth(page: Page, name: string): Promise<void> {
   const original = page.viewportSize() ?? DESKTOP;
   for (const size of [PHONE, DESKTOP]) {
     await page.setViewportSize(size);
-    await page.waitForTimeout(150);
+    // The page has laid out again at the new width once two frames have been drawn.
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
     await screenshot(page, name);
   }
   await page.setViewportSize(original);

@@ -2,14 +2,14 @@ import { useState } from 'react';
 import Badge from 'react-bootstrap/Badge';
 import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
-import Table from 'react-bootstrap/Table';
-import type { MailStatus } from '../../../shared/schemas/mail';
+import { nairobiMinute } from '../../../shared/dates';
+import type { MailStatus, QueuedMail } from '../../../shared/schemas/mail';
 import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import { errorMessage } from '../../lib/errors';
 import { useGetMailQueueQuery } from './mailApi';
-import '../../styles/tables.scss';
+import { type ListColumn, ResponsiveList } from './TableParts';
 
 const STATUS_VARIANT: Record<MailStatus, string> = { queued: 'warning', sending: 'info', sent: 'success', failed: 'danger' };
 const KIND_LABEL: Record<string, string> = {
@@ -18,6 +18,30 @@ const KIND_LABEL: Record<string, string> = {
   order_paid: 'Payment received',
   order_delivered: 'Order delivered',
 };
+
+const MAIL_COLUMNS: readonly ListColumn<QueuedMail>[] = [
+  { header: 'DATE', cell: (m) => nairobiMinute(m.createdAt), nowrap: true },
+  { header: 'TO', cell: (m) => m.to },
+  {
+    header: 'MAIL',
+    cell: (m) => (
+      <>
+        <div>{KIND_LABEL[m.kind] ?? m.kind}</div>
+        <div className="small text-body-secondary">{m.subject}</div>
+        {m.lastError && m.status !== 'sent' && <div className="small text-danger">{m.lastError}</div>}
+      </>
+    ),
+  },
+  {
+    header: 'STATUS',
+    cell: (m) => (
+      <Badge bg={STATUS_VARIANT[m.status]} text={m.status === 'queued' ? 'dark' : undefined}>
+        {m.status}
+      </Badge>
+    ),
+  },
+  { header: 'ATTEMPTS', cell: (m) => m.attempts },
+];
 
 /** The newest mails the shop sent or is trying to send, so the owner sees a mail server outage. */
 export default function MailListScreen() {
@@ -55,36 +79,7 @@ export default function MailListScreen() {
       ) : !data || data.messages.length === 0 ? (
         <Message>No mail yet</Message>
       ) : (
-        <Table striped bordered hover responsive size="sm" className="align-middle">
-          <thead>
-            <tr>
-              <th scope="col">DATE</th>
-              <th scope="col">TO</th>
-              <th scope="col">MAIL</th>
-              <th scope="col">STATUS</th>
-              <th scope="col">ATTEMPTS</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.messages.map((m) => (
-              <tr key={m._id}>
-                <td className="text-nowrap">{m.createdAt.substring(0, 16).replace('T', ' ')}</td>
-                <td>{m.to}</td>
-                <td>
-                  <div>{KIND_LABEL[m.kind] ?? m.kind}</div>
-                  <div className="small text-body-secondary">{m.subject}</div>
-                  {m.lastError && m.status !== 'sent' && <div className="small text-danger">{m.lastError}</div>}
-                </td>
-                <td>
-                  <Badge bg={STATUS_VARIANT[m.status]} text={m.status === 'queued' ? 'dark' : undefined}>
-                    {m.status}
-                  </Badge>
-                </td>
-                <td>{m.attempts}</td>
-              </tr>
-            ))}
-          </tbody>
-        </Table>
+        <ResponsiveList label="Mail" items={data.messages} rowKey={(m) => m._id} columns={MAIL_COLUMNS} />
       )}
     </>
   );

@@ -263,7 +263,7 @@ export default function OrderListScreen() {
                   variant="outline-dark"
                   size={buttonSize(layout)}
                   className={layout === 'card' ? 'tap-target' : 'me-2'}
-                  aria-label={`Mark order ${order.orderNumber} as paid`}
+                  aria-label={`Mark As Paid: order ${order.orderNumber}`}
                   title={order.isPaid ? 'Already paid' : undefined}
                   disabled={order.isPaid || (marking && markingId === order._id)}
                   onClick={() => markAsPaid(order)}

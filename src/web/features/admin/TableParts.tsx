@@ -29,7 +29,8 @@ export function ResponsiveList<T>(props: {
   items: readonly T[];
   rowKey: (item: T) => string;
   columns: readonly ListColumn<T>[];
-  actions: (item: T, layout: ListLayout) => ReactNode;
+  /** A row's buttons; a read-only list has none. */
+  actions?: (item: T, layout: ListLayout) => ReactNode;
 }) {
   const wide = useMediaQuery(MD_AND_UP);
   const { label, items, rowKey, columns, actions } = props;
@@ -43,7 +44,7 @@ export function ResponsiveList<T>(props: {
                 {column.header}
               </th>
             ))}
-            <ActionsHeader />
+            {actions && <ActionsHeader />}
           </tr>
         </thead>
         <tbody>
@@ -54,7 +55,7 @@ export function ResponsiveList<T>(props: {
                   {column.cell(item)}
                 </td>
               ))}
-              <td className="text-nowrap">{actions(item, 'table')}</td>
+              {actions && <td className="text-nowrap">{actions(item, 'table')}</td>}
             </tr>
           ))}
         </tbody>
@@ -74,7 +75,7 @@ export function ResponsiveList<T>(props: {
                 </Fragment>
               ))}
             </dl>
-            <div className="d-flex flex-wrap gap-2">{actions(item, 'card')}</div>
+            {actions && <div className="d-flex flex-wrap gap-2">{actions(item, 'card')}</div>}
           </div>
         </li>
       ))}
