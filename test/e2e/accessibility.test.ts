@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { ProductPage } from '../../src/shared/schemas/products.js';
-import type { UserList } from '../../src/shared/schemas/users.js';
+import type { PublicUser } from '../../src/shared/schemas/users.js';
 import { NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type TestShop } from '../support/shop.js';
 import { ADMIN_PHONE, DESKTOP, fillShippingForm, launchBrowser, newVisitor, signIn, startWebShop } from './support/browser.js';
@@ -39,7 +39,7 @@ beforeAll(async () => {
   const shopper = await shop.shopper('Akinyi Otieno');
   shopperEmail = shopper.user?.email ?? '';
   order = (await placeOrder(shopper, [{ _id: product._id, qty: 1 }], NAIROBI_ADDRESS)).body as Order;
-  const users = (await (await shop.admin()).get<UserList>('/api/users')).body;
+  const users = (await (await shop.admin()).get<PublicUser[]>('/api/users')).body;
   const found = users.find((user) => user.email === shopperEmail);
   if (!found) throw new Error('the new shopper is not in the user list');
   shopperId = found._id;
@@ -69,7 +69,10 @@ async function audit(page: Page, screen: string): Promise<Finding[]> {
 }
 
 /** Every screen, in the order a shopper and then the merchant meet them. */
-async function auditEveryScreen(viewport: { width: number; height: number }): Promise<{ screens: string[]; findings: Finding[] }> {
+async function auditEveryScreen(viewport: {
+  width: number;
+  height: number;
+}): Promise<{ screens: string[]; findings: Finding[] }> {
   const shopperVisit = await newVisitor(browser, shop, viewport);
   let { page } = shopperVisit;
   const screens: string[] = [];
@@ -91,7 +94,13 @@ async function auditEveryScreen(viewport: { width: number; height: number }): Pr
     page.locator('main a[href^="/products/"]').first().isVisible(),
   );
   await visit(`/products/${product._id}`, heading(product.name));
-  await visit('/no-such-page', () => page.locator('main').getByText(/not found/i).first().isVisible());
+  await visit('/no-such-page', () =>
+    page
+      .locator('main')
+      .getByText(/not found/i)
+      .first()
+      .isVisible(),
+  );
   await visit('/login', () => page.getByRole('button', { name: 'Sign In' }).isVisible());
   await visit('/register', () => page.getByRole('button', { name: 'Sign Up' }).isVisible());
   await visit('/forgot-password', () => page.getByRole('button', { name: /send/i }).isVisible());
