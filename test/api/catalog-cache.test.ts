@@ -274,7 +274,7 @@ describe(`cached answers in the real server's log (${DATABASE})`, () => {
 });
 
 // Several instances need a database they can share: PostgreSQL.
-if (process.env.TEST_DATABASE_URL) {
+describe.skipIf(!process.env.TEST_DATABASE_URL)('on PostgreSQL', () => {
   describe.each([
     ['sharing only PostgreSQL', false],
     ['sharing PostgreSQL and Redis', true],
@@ -398,4 +398,4 @@ if (process.env.TEST_DATABASE_URL) {
       }
     }, 120_000);
   });
-}
+});

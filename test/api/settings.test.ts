@@ -270,7 +270,7 @@ describe(`merchant alerts (${DATABASE})`, () => {
 });
 
 // Several instances need a database they can share: PostgreSQL.
-if (process.env.TEST_DATABASE_URL) {
+describe.skipIf(!process.env.TEST_DATABASE_URL)('on PostgreSQL', () => {
   describe.each([
     ['sharing only PostgreSQL', false],
     ['sharing PostgreSQL and Redis', true],
@@ -309,4 +309,4 @@ if (process.env.TEST_DATABASE_URL) {
       }
     });
   });
-}
+});

@@ -137,7 +137,7 @@ describe('cluster mode on the embedded database', () => {
   });
 });
 
-if (POSTGRES) {
+describe.skipIf(!POSTGRES)('on PostgreSQL', () => {
   describe('two instances on one PostgreSQL and Redis', () => {
     let shared: Awaited<ReturnType<typeof sharedServices>>;
     let a: ShopProcess;
@@ -493,4 +493,4 @@ if (POSTGRES) {
       expect(shop.log()).toContain('all workers stopped');
     });
   });
-}
+});

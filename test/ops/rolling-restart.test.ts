@@ -63,7 +63,7 @@ describe('the shipped rolling-restart settings', () => {
 
 // Two instances need a shared database: on the embedded PGlite run there is nothing to restart in turn.
 // A missing nginx fails test/ops/nginx.test.ts under REQUIRE_NGINX.
-if (NGINX && POSTGRES) {
+describe.skipIf(!(NGINX && POSTGRES))('on PostgreSQL, with nginx', () => {
   describe('rolling restart of two instances behind deploy/nginx.conf', () => {
     let nginx: RunningNginx;
     let env: Record<string, string>;
@@ -76,7 +76,7 @@ if (NGINX && POSTGRES) {
       ports = [await freePort(), await freePort()];
       const nginxPorts = { http: await freePort(), https: await freePort(), upstreams: ports };
       await writePrefix(prefix, nginxPorts);
-      const database = await freshPostgresUrl(POSTGRES as string);
+      const database = await freshPostgresUrl(POSTGRES as string); // the suite is skipped without it
       cleanups.push(database.drop);
       env = {
         NODE_ENV: 'production',
@@ -201,4 +201,4 @@ if (NGINX && POSTGRES) {
       }
     }, 240_000);
   });
-}
+});
