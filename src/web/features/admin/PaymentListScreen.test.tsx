@@ -23,6 +23,7 @@ const payment = (over: Partial<LedgerPayment>): LedgerPayment => ({
   exception: null,
   receivedAt: '2026-11-24T08:39:41.000Z',
   note: null,
+  refund: null,
   ...over,
 });
 
