@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { LedgerPayment, PaymentSource } from '../../shared/schemas/payments.js';
 import { mpesaPayments, paymentAttempts } from '../db/schema.js';
-import { fillReceipt, type LedgerRow, ledgerJsonOf, lockPayment, type RefundRow } from '../domain/payments/ledger.js';
+import { fillReceipt, type LedgerRow, ledgerJsonOf, type RefundRow } from '../domain/payments/ledger.js';
 import {
   claimDueRefunds,
   completeRefund,
@@ -10,7 +10,6 @@ import {
   markRefundUnanswered,
   openRefund,
   recordReversalAccepted,
-  refundsUnavailable,
   refundTarget,
 } from '../domain/payments/refunds.js';
 import { AppError } from '../errors.js';
@@ -183,21 +182,12 @@ async function sendReversal(
 
 /** An admin refunds a whole payment by M-Pesa Reversal; the payment is refund_pending until the Result. */
 export async function requestRefund(deps: PaymentDeps, paymentId: string, adminId: string | null): Promise<LedgerPayment> {
-  if (!deps.initiator.credentials) {
-    await lockPaymentExists(deps, paymentId);
-    throw refundsUnavailable();
-  }
-  const { refund, payment } = await openRefund(deps.db, paymentId, adminId);
+  const { refund, payment } = await openRefund(deps.db, paymentId, adminId, deps.initiator.credentials !== null);
   const sent = await sendReversal(deps, refund, payment);
   if (typeof sent === 'object') throw new AppError(502, `M-Pesa refused the refund: ${sent.refused}`);
   const [row] = await deps.db.select().from(mpesaPayments).where(eq(mpesaPayments.id, paymentId));
   if (!row) throw new Error('payment vanished');
   return (await ledgerJsonOf(deps.db, [row], 'admin'))[0] as LedgerPayment;
-}
-
-/** An unknown payment is a 404 before anything else, credentials or not. */
-async function lockPaymentExists(deps: PaymentDeps, paymentId: string): Promise<void> {
-  await deps.db.transaction((tx) => lockPayment(tx, paymentId));
 }
 
 /** Refunds whose Reversal timed out in M-Pesa's queue or got no Result: sent again, or listed. */

@@ -27,6 +27,8 @@ export async function openRefund(
   db: Db,
   paymentId: string,
   adminId: string | null,
+  /** False when the initiator is not configured: the request is refused once the payment checks out. */
+  canSend: boolean,
 ): Promise<{ payment: LedgerRow; refund: RefundRow }> {
   return db.transaction(async (tx) => {
     const payment = await lockPayment(tx, paymentId);
@@ -36,6 +38,7 @@ export async function openRefund(
     if (payment.receipt === null) {
       throw conflict('This payment has no M-Pesa receipt yet, and a reversal needs it. Wait for the receipt, then refund.');
     }
+    if (!canSend) throw refundsUnavailable();
     const [refund] = await tx
       .insert(mpesaRefunds)
       .values({
