@@ -79,7 +79,12 @@ describe('M-Pesa settings', () => {
       /MPESA_ENV=production needs MPESA_CERT_PATH/,
     );
     expect(() => loadConfig({ ...live, MPESA_INITIATOR_NAME: 'shopapi' })).toThrow(/go together/);
-    const withCert = loadConfig({ ...live, MPESA_INITIATOR_NAME: 'shopapi', MPESA_INITIATOR_PASSWORD: 'pw', MPESA_CERT_PATH: 'certs/prod.cer' });
+    const withCert = loadConfig({
+      ...live,
+      MPESA_INITIATOR_NAME: 'shopapi',
+      MPESA_INITIATOR_PASSWORD: 'pw',
+      MPESA_CERT_PATH: 'certs/prod.cer',
+    });
     expect(withCert.mpesa.certPath).toMatch(/certs\/prod\.cer$/);
     expect(withCert.mpesa).toMatchObject({ resultWaitMs: 600_000, reversalMaxAttempts: 3, reversalIdentifierType: '11' });
   });
