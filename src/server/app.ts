@@ -128,7 +128,7 @@ export async function buildApp({ config, database, notify, logger, payments, cac
     promptsPerUser: config.mpesa.promptsPerUser,
     callbackAllowedIps: config.mpesa.callbackAllowedIps,
   });
-  await app.register(adminPaymentRoutes, { db, notify });
+  await app.register(adminPaymentRoutes, { db, notify, payments: payments.deps });
   await app.register(adminDashboardRoutes, { db, settings });
   await app.register(uploadRoutes, { db });
   await app.register(webApp, { webDir: config.webDir, apiNotFound: sendNotFound, answers });

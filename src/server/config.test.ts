@@ -70,6 +70,25 @@ describe('M-Pesa settings', () => {
     expect(loadConfig({ ...LIVE, MPESA_ENV: 'sandbox', PUBLIC_URL: 'http://10.0.0.5:3000' }).mpesa.env).toBe('sandbox');
   });
 
+  it('refunds with the initiator and, against Safaricom, its certificate; the demo has the simulator’s test initiator', () => {
+    const demo = loadConfig({}).mpesa;
+    expect(demo).toMatchObject({ initiatorName: 'testapi', initiatorPassword: 'Safaricom999!*!', certPath: undefined });
+    const live = { ...LIVE, MPESA_ENV: 'production', PUBLIC_URL: 'https://shop.example.co.ke' };
+    expect(loadConfig(live).mpesa.initiatorName).toBeUndefined();
+    expect(() => loadConfig({ ...live, MPESA_INITIATOR_NAME: 'shopapi', MPESA_INITIATOR_PASSWORD: 'pw' })).toThrow(
+      /MPESA_ENV=production needs MPESA_CERT_PATH/,
+    );
+    expect(() => loadConfig({ ...live, MPESA_INITIATOR_NAME: 'shopapi' })).toThrow(/go together/);
+    const withCert = loadConfig({
+      ...live,
+      MPESA_INITIATOR_NAME: 'shopapi',
+      MPESA_INITIATOR_PASSWORD: 'pw',
+      MPESA_CERT_PATH: 'certs/prod.cer',
+    });
+    expect(withCert.mpesa.certPath).toMatch(/certs\/prod\.cer$/);
+    expect(withCert.mpesa).toMatchObject({ resultWaitMs: 600_000, reversalMaxAttempts: 3, reversalIdentifierType: '11' });
+  });
+
   it('reads the Daraja timeout, the callback allow-list and confirmation', () => {
     const config = loadConfig({
       MPESA_HTTP_TIMEOUT_MS: '2500',

@@ -150,6 +150,14 @@ const environment = z.object({
   MPESA_CALLBACK_ALLOWED_IPS: ipList,
   MPESA_C2B_REGISTER: flag('MPESA_C2B_REGISTER'),
   MPESA_C2B_VERSION: oneOf('MPESA_C2B_VERSION', ['v1', 'v2'], 'v2'),
+  MPESA_INITIATOR_NAME: text(),
+  MPESA_INITIATOR_PASSWORD: text(),
+  MPESA_CERT_PATH: text(),
+  MPESA_REVERSAL_IDENTIFIER_TYPE: text(),
+  MPESA_RESULT_WAIT_MS: wholeNumber('MPESA_RESULT_WAIT_MS', 10 * 60_000),
+  MPESA_REVERSAL_MAX_ATTEMPTS: wholeNumber('MPESA_REVERSAL_MAX_ATTEMPTS', 3, 1),
+  MPESA_RECEIPT_LOOKUP_AFTER_MS: wholeNumber('MPESA_RECEIPT_LOOKUP_AFTER_MS', 5 * 60_000),
+  MPESA_RECEIPT_LOOKUP_MAX_ATTEMPTS: wholeNumber('MPESA_RECEIPT_LOOKUP_MAX_ATTEMPTS', 4, 1),
   // Read by the production checks (productionProblems); here so that a typo in them is named too.
   ALLOW_SIMULATOR_IN_PRODUCTION: flag('ALLOW_SIMULATOR_IN_PRODUCTION'),
   METRICS_PUBLIC: flag('METRICS_PUBLIC'),
@@ -177,6 +185,10 @@ function namesLocalhost(address: string): boolean {
 function publicHttps(address: string): boolean {
   return /^https:\/\/[^/\s]/i.test(address) && !namesLocalhost(address);
 }
+
+/** The simulator's test initiator (Daraja's sandbox values), so that a demo shop can refund. */
+export const SIMULATOR_INITIATOR_NAME = 'testapi';
+export const SIMULATOR_INITIATOR_PASSWORD = 'Safaricom999!*!';
 
 function mpesaSettings(env: Environment, ctx: z.RefinementCtx) {
   const mode = env.MPESA_ENV;
@@ -238,7 +250,41 @@ function mpesaSettings(env: Environment, ctx: z.RefinementCtx) {
     c2bRegister: env.MPESA_C2B_REGISTER ?? simulator,
     /** The C2B API version of the Daraja app's product: v2 (payer masked) or v1 (payer hashed). */
     c2bVersion: env.MPESA_C2B_VERSION,
+    /**
+     * The API operator ("initiator") of the M-Pesa org portal that Reversal and Transaction Status
+     * run as, and its plain password (encrypted per call into the SecurityCredential). Unset, the
+     * shop cannot refund or look up receipts. The simulator's test initiator by default there.
+     */
+    initiatorName: env.MPESA_INITIATOR_NAME ?? (simulator ? SIMULATOR_INITIATOR_NAME : undefined),
+    initiatorPassword: env.MPESA_INITIATOR_PASSWORD ?? (simulator ? SIMULATOR_INITIATOR_PASSWORD : undefined),
+    /**
+     * Safaricom's certificate (PEM or DER) for the SecurityCredential. Required against Safaricom;
+     * with the simulator, unset means the simulator's own key, fetched from it.
+     */
+    certPath: env.MPESA_CERT_PATH ? path.resolve(env.MPESA_CERT_PATH) : undefined,
+    /** Reversal's RecieverIdentifierType: "11" as documented; some integrations report "4". */
+    reversalIdentifierType: env.MPESA_REVERSAL_IDENTIFIER_TYPE ?? '11',
+    /** How long a Reversal or Transaction Status request waits for its Result before it is sent again. */
+    resultWaitMs: env.MPESA_RESULT_WAIT_MS,
+    /** Reversal requests per refund (the first included) before it is listed as unanswered. */
+    reversalMaxAttempts: env.MPESA_REVERSAL_MAX_ATTEMPTS,
+    /** A query-settled payment still without its receipt after this long is looked up by Transaction Status. */
+    receiptLookupAfterMs: env.MPESA_RECEIPT_LOOKUP_AFTER_MS,
+    /** Transaction Status lookups per payment before it is left for the admin. */
+    receiptLookupMaxAttempts: env.MPESA_RECEIPT_LOOKUP_MAX_ATTEMPTS,
   };
+  if (Boolean(mpesa.initiatorName) !== Boolean(mpesa.initiatorPassword)) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'MPESA_INITIATOR_NAME and MPESA_INITIATOR_PASSWORD go together: set both (refunds and receipt lookups) or neither',
+    });
+  }
+  if (!simulator && mpesa.initiatorName && !mpesa.certPath) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `MPESA_INITIATOR_NAME is set, so MPESA_ENV=${mode} needs MPESA_CERT_PATH: the path of Safaricom's ${mode} certificate (from the Daraja portal), which encrypts the initiator password`,
+    });
+  }
   if (live && !publicHttps(mpesa.callbackBaseUrl ?? env.PUBLIC_URL ?? '')) {
     ctx.addIssue({
       code: 'custom',

@@ -59,6 +59,22 @@ export function paymentOutcomeOf(resultCode: string): PaymentOutcome {
   return 'failed';
 }
 
+/**
+ * Refunds by M-Pesa Reversal: requested (an admin asked), refunded (M-Pesa reversed it, or said it
+ * already was), failed (M-Pesa refused it), unanswered (no Result after every retry).
+ */
+const REFUND_OUTCOMES = ['requested', 'refunded', 'failed', 'unanswered'] as const;
+export const refunds = new Counter({
+  name: 'duka_refunds_total',
+  help: 'M-Pesa refunds asked for and their outcomes',
+  labelNames: ['outcome'] as const,
+});
+for (const outcome of REFUND_OUTCOMES) refunds.inc({ outcome }, 0);
+
+export function countRefund(outcome: (typeof REFUND_OUTCOMES)[number]): void {
+  refunds.inc({ outcome });
+}
+
 /** Payments the ledger recorded as exceptions, by reason, since the process started. */
 export const paymentExceptionsRaised = new Counter({
   name: 'duka_payment_exceptions_raised_total',
@@ -122,7 +138,15 @@ new Gauge({
   },
 });
 
-const EXCEPTION_REASONS = ['double_payment', 'unmatched', 'amount_short', 'overpaid', 'receipt_missing', 'unconfirmed'];
+const EXCEPTION_REASONS = [
+  'double_payment',
+  'unmatched',
+  'amount_short',
+  'overpaid',
+  'receipt_missing',
+  'unconfirmed',
+  'refund_unanswered',
+];
 
 new Gauge({
   name: 'duka_payment_exceptions',

@@ -9,4 +9,6 @@ export const EXCEPTION_REASON: Record<PaymentException, string> = {
   receipt_missing: 'Settled by the status query; the M-Pesa receipt has not arrived yet.',
   unconfirmed:
     'M-Pesa’s status check did not confirm this payment. Find the receipt on your M-Pesa statement before acting on it.',
+  refund_unanswered:
+    'A refund was sent to M-Pesa but no answer came, even after retries. Check your M-Pesa statement to see whether the money went back.',
 };

@@ -2,19 +2,22 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DarajaSimulator } from '../../src/server/mpesa/simulator/index.js';
 import type { Order } from '../../src/shared/schemas/orders.js';
-import type { PaymentStatus } from '../../src/shared/schemas/payments.js';
+import type { LedgerPayment, PaymentStatus } from '../../src/shared/schemas/payments.js';
 import type { ApiClient } from '../support/client.js';
 import { createProduct, placeOrder } from '../support/fixtures.js';
 import { startTestShop, type TestShop } from '../support/shop.js';
 import { startShopSimulator } from '../support/simulator.js';
 
 /**
- * Payment chaos: many shoppers pay at once while the simulator makes Daraja misbehave in every way
- * the shop must survive (answers lost to the client's timeout, callbacks before the answer, late
- * successes after the give-up time, the query knowing first, duplicates, stale failures, two paid
- * prompts on one order). Then the conservation invariant: every receipt the simulated M-Pesa
- * issued is in the ledger exactly once, crediting an order that is now paid or as an open
- * exception, and the ledger adds up to the shilling. Small in `npm test`; STRESS=1 runs it large.
+ * Payment chaos: many shoppers pay at once, by prompt and by Paybill, while the simulator makes
+ * Daraja misbehave in every way the shop must survive (answers lost to the client's timeout,
+ * callbacks before the answer, late successes after the give-up time, the query knowing first,
+ * duplicates, stale failures, two paid prompts on one order, Paybill confirmations sent twice).
+ * Then the merchant refunds some payments while reversals misbehave too (a queue timeout, a
+ * refusal, no answer at all, refund requests racing). Then the conservation invariant: every
+ * receipt the simulated M-Pesa issued is in the ledger exactly once, and money in = credited +
+ * open exceptions + refunded, to the shilling, with refunded = what M-Pesa really reversed.
+ * Small in `npm test`; STRESS=1 runs it large.
  */
 
 const STRESS = process.env.STRESS === '1';
@@ -41,7 +44,25 @@ type Scenario =
   | 'stale_failure'
   | 'query_first'
   | 'cancelled'
-  | 'two_paid_prompts';
+  | 'two_paid_prompts'
+  | 'paybill'
+  | 'paybill_twice'
+  | 'refund'
+  | 'refund_race'
+  | 'refund_queue_timeout'
+  | 'refund_failed'
+  | 'refund_unanswered';
+
+/** Paid by Paybill (the simulator's C2B payment) from this phone, rather than by prompt. */
+const PAYBILL_PHONE: Partial<Record<Scenario, string>> = {
+  paybill: '0708374149',
+  paybill_twice: '0700000005',
+  refund_queue_timeout: '0700000012',
+  refund_unanswered: '0700000013',
+};
+const REFUNDED: Scenario[] = ['refund', 'refund_race', 'refund_queue_timeout', 'refund_failed'];
+const RESULT_WAIT_MS = 1500;
+const REVERSAL_MAX_ATTEMPTS = 3;
 
 const PHONE: Record<Exclude<Scenario, 'two_paid_prompts'>, string> = {
   plain: '0708374149',
@@ -53,6 +74,13 @@ const PHONE: Record<Exclude<Scenario, 'two_paid_prompts'>, string> = {
   stale_failure: '0700000010',
   query_first: '0700000011',
   cancelled: '0700000001',
+  paybill: '0708374149',
+  paybill_twice: '0700000005',
+  refund: '0708374149',
+  refund_race: '0708374149',
+  refund_queue_timeout: '0700000012',
+  refund_failed: '0700000014',
+  refund_unanswered: '0700000013',
 };
 const SCENARIOS = [...(Object.keys(PHONE) as Scenario[]), 'two_paid_prompts' as const];
 
@@ -65,6 +93,7 @@ beforeAll(async () => {
     callbackDelayMs: CALLBACK_DELAY_MS,
     slowAnswerMs: SLOW_ANSWER_MS,
     lateCallbackMs: LATE_CALLBACK_MS,
+    resultDelayMs: CALLBACK_DELAY_MS,
   });
   shop = await startTestShop({
     MPESA_ENV: 'simulator',
@@ -76,6 +105,8 @@ beforeAll(async () => {
     // A shopper whose prompt timed out may pay again at once: the two-paid-prompts path.
     MPESA_PROMPT_COOLDOWN_MS: '0',
     RATE_LIMIT_STKPUSH_MAX: '100000',
+    MPESA_RESULT_WAIT_MS: String(RESULT_WAIT_MS),
+    MPESA_REVERSAL_MAX_ATTEMPTS: String(REVERSAL_MAX_ATTEMPTS),
   });
   admin = await shop.admin();
 }, 120_000);
@@ -90,6 +121,8 @@ interface Run {
   shopper: ApiClient;
   /** two_paid_prompts: whether the shopper paid again (not when the late success came first). */
   paidAgain?: boolean;
+  /** The payment the merchant refunded. */
+  refunded?: LedgerRow;
 }
 
 function pay(shopper: ApiClient, order: Order, phoneNumber: string) {
@@ -119,6 +152,12 @@ async function payUntilSent(shopper: ApiClient, order: Order, phoneNumber: strin
 
 async function play(run: Run): Promise<void> {
   const { scenario, order, shopper } = run;
+  const paybillPhone = PAYBILL_PHONE[scenario];
+  if (paybillPhone) {
+    const res = await shopper.post(`/api/orders/${order._id}/simulate-paybill`, { phoneNumber: paybillPhone });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    return;
+  }
   if (scenario !== 'two_paid_prompts') {
     const res = await payUntilSent(shopper, order, PHONE[scenario]);
     // A lost answer is told honestly, never as a failure to pay.
@@ -142,6 +181,7 @@ async function play(run: Run): Promise<void> {
 }
 
 interface LedgerRow {
+  id: string;
   receipt: string | null;
   checkout_request_id: string | null;
   amount_cents: number;
@@ -152,9 +192,48 @@ interface LedgerRow {
 
 async function ledger(): Promise<LedgerRow[]> {
   const result = (await shop.database.db.execute(
-    sql`SELECT receipt, checkout_request_id, amount_cents, order_id, status, exception FROM mpesa_payments`,
+    sql`SELECT id, receipt, checkout_request_id, amount_cents, order_id, status, exception FROM mpesa_payments`,
   )) as unknown as { rows: LedgerRow[] };
   return result.rows;
+}
+
+async function pendingRefunds(): Promise<number> {
+  const result = (await shop.database.db.execute(
+    sql`SELECT count(*)::int AS n FROM mpesa_refunds WHERE status = 'pending'`,
+  )) as unknown as { rows: { n: number }[] };
+  return result.rows[0]?.n ?? 0;
+}
+
+/** The merchant refunds: once, or several times at once (race), or again after a refusal. */
+async function refund(run: Run, rows: LedgerRow[]): Promise<void> {
+  const payment = rows.find((r) => r.order_id === run.order._id && r.status === 'credited');
+  if (!payment) throw new Error(`${run.scenario}: no crediting payment to refund`);
+  run.refunded = payment;
+  const url = `/api/admin/payments/${payment.id}/refund`;
+  if (run.scenario === 'refund_race') {
+    const answers = await Promise.all(Array.from({ length: 4 }, () => admin.post(url)));
+    expect(answers.map((a) => a.status).sort()).toEqual([202, 409, 409, 409]);
+    return;
+  }
+  expect((await admin.post(url)).status).toBe(202);
+  if (run.scenario !== 'refund_failed') return;
+  // Refused (insufficient balance); once the refusal is known, the merchant refunds again.
+  await expect
+    .poll(
+      async () => {
+        const status = await admin.get<PaymentStatus>(`/api/orders/${run.order._id}/payment`);
+        return status.body.payments.find((p) => p._id === payment.id)?.refund?.failedAt ?? null;
+      },
+      { timeout: 30_000, interval: 100 },
+    )
+    .not.toBeNull();
+  const again = await admin.post<LedgerPayment>(url);
+  if (again.status === 202) return;
+  // Under load the reconciler may have resent the first Reversal before its refusal came; that
+  // request succeeded, and the payment is refunded already: the second refund is rightly refused.
+  expect(again.status, JSON.stringify(again.body)).toBe(409);
+  const status = await admin.get<PaymentStatus>(`/api/orders/${run.order._id}/payment`);
+  expect(status.body.payments.find((p) => p._id === payment.id)?.status).toBe('refunded');
 }
 
 /** What the shop did with each receipt missing from the ledger, so a failure can be read without a rerun. */
@@ -173,6 +252,14 @@ async function explainMissing(rows: LedgerRow[]): Promise<void> {
       `missing from the ledger: ${JSON.stringify(issued)}\n  prompts: ${JSON.stringify(attempts.rows)}\n  callbacks stored: ${JSON.stringify(callbacks.rows)}\n  deliveries: ${JSON.stringify(deliveries.map((d) => [d.status, d.error]))}`,
     );
   }
+}
+
+/** An open exception, as the admin's list counts it (src/server/domain/payments/ledger.ts). */
+function isOpen(row: LedgerRow): boolean {
+  if (row.exception === null) return false;
+  return (
+    ['exception', 'credited'].includes(row.status) || (row.status === 'refund_pending' && row.exception === 'refund_unanswered')
+  );
 }
 
 async function unprocessedCallbacks(): Promise<number> {
@@ -227,6 +314,21 @@ describe(`payment chaos (${DATABASE})`, () => {
         throw error;
       });
 
+      // The merchant refunds: the refund scenarios' payments, and every double payment.
+      const paidRows = await ledger();
+      await Promise.all(runs.filter((r) => r.scenario.startsWith('refund')).map((r) => refund(r, paidRows)));
+      const doublePayments = paidRows.filter((r) => r.exception === 'double_payment' && r.status === 'exception');
+      for (const double of doublePayments) {
+        expect((await admin.post(`/api/admin/payments/${double.id}/refund`)).status).toBe(202);
+      }
+      // Quiet again: every reversal answered, retried or given up on.
+      await expect
+        .poll(async () => ({ pending: await pendingRefunds(), unprocessed: await unprocessedCallbacks() }), {
+          timeout: 60_000,
+          interval: 200,
+        })
+        .toEqual({ pending: 0, unprocessed: 0 });
+
       const rows = await ledger();
       const ordersNow = new Map((await admin.get<Order[]>('/api/orders')).body.map((o) => [o._id, o] as const));
       await explainMissing(rows);
@@ -244,16 +346,43 @@ describe(`payment chaos (${DATABASE})`, () => {
         matched.add(row);
         if (row.amount_cents !== issued.amount * 100)
           breaches.push(`${keyOf(row.receipt, row.checkout_request_id)}: amount ${row.amount_cents} ≠ ${issued.amount * 100}`);
-        const open = row.exception !== null && ['exception', 'credited'].includes(row.status);
+        const open = isOpen(row);
         const credits = row.status === 'credited' && row.order_id !== null && ordersNow.get(row.order_id)?.isPaid === true;
-        if (!credits && !open)
-          breaches.push(`${issued.receipt}: neither crediting a paid order nor an open exception (${row.status})`);
+        if (!credits && !open && row.status !== 'refunded')
+          breaches.push(`${issued.receipt}: neither crediting a paid order, nor an open exception, nor refunded (${row.status})`);
       }
       const phantoms = rows.filter((r) => !matched.has(r));
       for (const p of phantoms) breaches.push(`ledger row ${keyOf(p.receipt, p.checkout_request_id)} that M-Pesa never issued`);
+
+      // Conservation: money in = credited + open exceptions + refunded, to the shilling; and what
+      // the ledger calls refunded is what M-Pesa really reversed.
       const issuedCents = simulator.receipts.reduce((sum, r) => sum + r.amount * 100, 0);
-      const ledgerCents = rows.reduce((sum, r) => sum + r.amount_cents, 0);
-      if (issuedCents !== ledgerCents) breaches.push(`M-Pesa moved ${issuedCents} cents, the ledger holds ${ledgerCents}`);
+      const sumOf = (keep: (r: LedgerRow) => boolean) => rows.filter(keep).reduce((sum, r) => sum + r.amount_cents, 0);
+      const refundedCents = sumOf((r) => r.status === 'refunded');
+      const openCents = sumOf((r) => r.status !== 'refunded' && isOpen(r));
+      const creditedCents = sumOf((r) => r.status === 'credited' && !isOpen(r));
+      for (const r of rows.filter((r) => r.status !== 'refunded' && !isOpen(r) && r.status !== 'credited'))
+        breaches.push(`${keyOf(r.receipt, r.checkout_request_id)}: neither credited, open nor refunded (${r.status})`);
+      if (issuedCents !== creditedCents + openCents + refundedCents)
+        breaches.push(
+          `M-Pesa took in ${issuedCents} cents; credited ${creditedCents} + open ${openCents} + refunded ${refundedCents} = ${creditedCents + openCents + refundedCents}`,
+        );
+      const reversedCents = simulator.reversals
+        .filter((r) => r.outcome === 'reversed')
+        .reduce((sum, r) => sum + Math.round(r.amount * 100), 0);
+      if (reversedCents !== refundedCents)
+        breaches.push(`M-Pesa reversed ${reversedCents} cents, the ledger calls ${refundedCents} refunded`);
+      const reversedTwice = simulator.reversals.filter(
+        (r, i, all) =>
+          r.outcome === 'reversed' && all.findIndex((o) => o.outcome === 'reversed' && o.transactionId === r.transactionId) !== i,
+      );
+      for (const r of reversedTwice) breaches.push(`${r.transactionId} reversed twice`);
+      for (const double of doublePayments) {
+        const now = rows.find((r) => r.id === double.id);
+        if (now?.status !== 'refunded') breaches.push(`double payment ${double.receipt} not refunded (${now?.status})`);
+        if (double.order_id && !ordersNow.get(double.order_id)?.isPaid)
+          breaches.push(`refunding the double payment ${double.receipt} unpaid its order`);
+      }
 
       // Every order that was paid for is paid; none is paid twice without the merchant being told.
       for (const run of runs) {
@@ -264,7 +393,18 @@ describe(`payment chaos (${DATABASE})`, () => {
               row.order_id === run.order._id && (row.receipt === r.receipt || row.checkout_request_id === r.checkoutRequestId),
           ),
         );
-        if (run.scenario === 'cancelled') {
+        if (REFUNDED.includes(run.scenario)) {
+          const row = rows.find((r) => r.id === run.refunded?.id);
+          if (row?.status !== 'refunded') breaches.push(`${run.scenario}: payment not refunded (${row?.status})`);
+          if (order?.isPaid) breaches.push(`${run.scenario}: order ${run.order._id} refunded but still paid`);
+          const requests = simulator.reversals.filter((r) => r.transactionId === run.refunded?.receipt).length;
+          if (run.scenario === 'refund_race' && requests !== 1) breaches.push(`refund_race: ${requests} reversals sent`);
+        } else if (run.scenario === 'refund_unanswered') {
+          const row = rows.find((r) => r.id === run.refunded?.id);
+          if (row?.exception !== 'refund_unanswered') breaches.push(`refund_unanswered: ${row?.status}/${row?.exception}`);
+          const requests = simulator.reversals.filter((r) => r.transactionId === run.refunded?.receipt).length;
+          if (requests !== REVERSAL_MAX_ATTEMPTS) breaches.push(`refund_unanswered: ${requests} reversals sent`);
+        } else if (run.scenario === 'cancelled') {
           if (order?.isPaid) breaches.push(`cancelled order ${run.order._id} is paid`);
         } else if (!order?.isPaid) {
           breaches.push(`${run.scenario}: order ${run.order._id} was paid for but is not paid`);
@@ -277,13 +417,14 @@ describe(`payment chaos (${DATABASE})`, () => {
         if (paying.length > 1 && !run.paidAgain) breaches.push(`${run.scenario}: ${paying.length} payments on one order`);
       }
 
-      const faults = runs.filter((r) => !['plain', 'cancelled'].includes(r.scenario)).length;
+      const faults = runs.filter((r) => !['plain', 'cancelled', 'paybill', 'refund'].includes(r.scenario)).length;
       const doublePaid = runs.filter((r) => r.paidAgain).length;
       expect(doublePaid, 'at least one order paid twice, or the double-payment path went untested').toBeGreaterThan(0);
       const exceptions = rows.filter((r) => r.exception !== null);
       console.log(
         `payment chaos (${DATABASE}): ${runs.length} orders, ${simulator.receipts.length} payments (receipts issued), ${faults} with a fault, ` +
           `${doublePaid} orders paid twice, ${rows.length} ledger rows, ${exceptions.length} exceptions (${[...new Set(exceptions.map((e) => e.exception))].join(', ') || 'none'}), ` +
+          `${simulator.reversals.length} reversals sent (${refundedCents / 100} shillings refunded), ` +
           `receipts lost: ${simulator.receipts.length - matched.size}, breaches: ${breaches.length}`,
       );
       expect(breaches).toEqual([]);

@@ -7,7 +7,7 @@ import { type DarajaSimulator, type SimulatorOptions, startDarajaSimulator } fro
  * the timings the test chooses.
  */
 export function startShopSimulator(
-  timing: Pick<SimulatorOptions, 'callbackDelayMs' | 'slowAnswerMs' | 'lateCallbackMs'>,
+  timing: Pick<SimulatorOptions, 'callbackDelayMs' | 'slowAnswerMs' | 'lateCallbackMs' | 'resultDelayMs' | 'statusLookupBy'>,
 ): Promise<DarajaSimulator> {
   return startDarajaSimulator({
     consumerKey: 'duka-simulator-key',

@@ -332,6 +332,9 @@ export const mpesaPayments = pgTable(
     /** When the shopper was sent "Payment received" for this payment; null while it waits for its receipt. */
     notifiedAt: timestamp('notified_at', { withTimezone: true, mode: 'date' }),
     resolvedAt: timestamp('resolved_at', { withTimezone: true, mode: 'date' }),
+    /** Transaction Status lookups sent for a query-settled payment's missing receipt (bounded). */
+    receiptLookups: integer('receipt_lookups').notNull().default(0),
+    receiptLookupAt: timestamp('receipt_lookup_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -344,6 +347,51 @@ export const mpesaPayments = pgTable(
       .on(t.createdAt.desc())
       .where(sql`${t.exception} is not null and ${t.status} in ('exception', 'credited')`),
     check('mpesa_payments_amount_positive', sql`${t.amountCents} > 0`),
+  ],
+);
+
+/**
+ * Refunds by M-Pesa Reversal, one row per request an admin made. A payment has at most one refund
+ * that is live or done (pending, unanswered or refunded): the partial unique index is what makes
+ * "a refund is never sent twice for one payment" hold even for requests racing each other. A
+ * failed refund leaves its row, and the admin may ask again (a new row).
+ */
+export const mpesaRefunds = pgTable(
+  'mpesa_refunds',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    paymentId: uuid('payment_id')
+      .notNull()
+      .references(() => mpesaPayments.id, { onDelete: 'restrict' }),
+    /** pending | refunded | failed | unanswered */
+    status: text('status').notNull().default('pending'),
+    /** What the payment was before (credited, exception, resolved), restored when the reversal fails. */
+    previousStatus: text('previous_status').notNull(),
+    previousException: text('previous_exception'),
+    amountCents: integer('amount_cents').notNull(),
+    requestedBy: uuid('requested_by').references(() => users.id, { onDelete: 'set null' }),
+    /** From Daraja's acknowledgement of the latest Reversal request. */
+    originatorConversationId: text('originator_conversation_id'),
+    conversationId: text('conversation_id'),
+    /** Reversal requests sent (the first, and the reconciler's after a timeout or silence). */
+    attempts: integer('attempts').notNull().default(0),
+    lastSentAt: timestamp('last_sent_at', { withTimezone: true, mode: 'date' }),
+    /** When M-Pesa's queue-timeout notice came for the latest request. */
+    queueTimeoutAt: timestamp('queue_timeout_at', { withTimezone: true, mode: 'date' }),
+    /** The reversal's own M-Pesa transaction id, on success. */
+    reversalReceipt: text('reversal_receipt'),
+    resultCode: text('result_code'),
+    failureReason: text('failure_reason'),
+    requestedAt: createdAt(),
+    completedAt: timestamp('completed_at', { withTimezone: true, mode: 'date' }),
+    failedAt: timestamp('failed_at', { withTimezone: true, mode: 'date' }),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('mpesa_refunds_one_live_key').on(t.paymentId).where(sql`${t.status} in ('pending', 'unanswered', 'refunded')`),
+    index('mpesa_refunds_payment_idx').on(t.paymentId, t.requestedAt.desc()),
+    index('mpesa_refunds_pending_idx').on(t.lastSentAt).where(sql`${t.status} = 'pending'`),
+    check('mpesa_refunds_amount_positive', sql`${t.amountCents} > 0`),
   ],
 );
 
@@ -363,6 +411,8 @@ export const mpesaCallbacks = pgTable(
     outcome: text('outcome'),
     processedAt: timestamp('processed_at', { withTimezone: true, mode: 'date' }),
     attempts: integer('attempts').notNull().default(0),
+    /** What the URL named: the refund (Reversal results) or the payment (Transaction Status results). */
+    subjectId: uuid('subject_id'),
     receivedAt: createdAt(),
   },
   (t) => [index('mpesa_callbacks_unprocessed_idx').on(t.receivedAt).where(sql`${t.processedAt} is null`)],

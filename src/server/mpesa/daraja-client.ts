@@ -88,6 +88,46 @@ export interface C2bPayment {
   billRefNumber: string;
 }
 
+/** What every initiator call (Reversal, Transaction Status) carries besides its own fields. */
+export interface InitiatorRequest {
+  /** The API operator's user name on the M-Pesa org portal. */
+  initiator: string;
+  /** The initiator password encrypted with Safaricom's certificate (security-credential.ts). */
+  securityCredential: string;
+  resultUrl: string;
+  queueTimeoutUrl: string;
+  /** 2 to 100 characters. */
+  remarks: string;
+  occasion?: string;
+}
+
+export interface ReversalInput extends InitiatorRequest {
+  /** The receipt of the payment to reverse. */
+  transactionId: string;
+  /** The whole original amount, in shillings. */
+  amount: number;
+  /** The shortcode that received the payment. */
+  receiverParty: string;
+  /** "11" as documented (sent under Daraja's misspelt key RecieverIdentifierType). */
+  receiverIdentifierType: string;
+}
+
+/** Exactly one of transactionId (a receipt) and originalConversationId. */
+export type TransactionStatusInput = InitiatorRequest & {
+  partyA: string;
+  /** "4" for an organisation shortcode. */
+  identifierType: string;
+} & (
+    | { transactionId: string; originalConversationId?: undefined }
+    | { originalConversationId: string; transactionId?: undefined }
+  );
+
+/** Daraja queued the request; its Result comes later to the ResultURL, carrying these ids. */
+export interface InitiatorAccepted {
+  originatorConversationId: string;
+  conversationId: string;
+}
+
 export interface DarajaClient {
   /** Throws DarajaError. 'network' means the outcome is unknown: the prompt may have been sent. */
   stkPush(input: StkPushInput): Promise<StkPushAccepted>;
@@ -100,6 +140,13 @@ export interface DarajaClient {
   registerC2bUrls(input: C2bRegistration): Promise<'registered' | 'already'>;
   /** The sandbox's (and the simulator's) way to make a Paybill or Till payment; production has none. */
   simulateC2bPayment(version: 'v1' | 'v2', input: C2bPayment): Promise<void>;
+  /**
+   * Asks M-Pesa to reverse a payment; the outcome comes later as a Result. Throws DarajaError;
+   * 'network' means the request may have reached M-Pesa (never resent here).
+   */
+  reversal(input: ReversalInput): Promise<InitiatorAccepted>;
+  /** Asks M-Pesa where a transaction stands; the answer comes later as a Result. Safe to repeat. */
+  transactionStatus(input: TransactionStatusInput): Promise<InitiatorAccepted>;
 }
 
 export const SANDBOX_SHORTCODE = '174379';
@@ -302,10 +349,14 @@ export function createDarajaClient(config: DarajaConfig): DarajaClient {
 
   function networkError(op: DarajaOperation, t: Transport): DarajaError {
     const { failure } = t;
-    const promptMayBeLive = op === 'push' && !failure.neverSent;
-    const message = promptMayBeLive
-      ? `No answer from M-Pesa to the payment request (${failure.reason}); the prompt may still have been sent. Check the payment status before sending another.`
-      : `Could not reach M-Pesa (${failure.reason}).`;
+    // For a reversal, "may be live" means it may have been queued at M-Pesa.
+    const promptMayBeLive = (op === 'push' || op === 'reversal') && !failure.neverSent;
+    const message =
+      op === 'reversal' && promptMayBeLive
+        ? `No answer from M-Pesa to the reversal (${failure.reason}); it may still have been queued.`
+        : promptMayBeLive
+          ? `No answer from M-Pesa to the payment request (${failure.reason}); the prompt may still have been sent. Check the payment status before sending another.`
+          : `Could not reach M-Pesa (${failure.reason}).`;
     return new DarajaError(message, { kind: 'network', promptMayBeLive, cause: t.cause });
   }
 
@@ -381,7 +432,7 @@ export function createDarajaClient(config: DarajaConfig): DarajaClient {
    * errors and 'unavailable'; push only when the request never left (refused / DNS).
    */
   async function callApi(
-    op: 'push' | 'query' | 'register' | 'simulate',
+    op: 'push' | 'query' | 'register' | 'simulate' | 'reversal' | 'status',
     path: string,
     fields: (timestamp: string, password: string) => object,
   ): Promise<ApiAnswer> {
@@ -400,7 +451,7 @@ export function createDarajaClient(config: DarajaConfig): DarajaClient {
       } catch (error) {
         if (!(error instanceof Transport)) throw error;
         // A push or a simulated payment that may have arrived must not be sent again.
-        const mayRetry = op === 'query' || op === 'register' || error.failure.neverSent;
+        const mayRetry = op === 'query' || op === 'register' || op === 'status' || error.failure.neverSent;
         if (mayRetry && attempt < cfg.retries) {
           await sleep(backoffMs(attempt++));
           continue;
@@ -419,7 +470,10 @@ export function createDarajaClient(config: DarajaConfig): DarajaClient {
         dropToken(token);
         continue;
       }
-      if ((op === 'query' || op === 'register') && it.error.kind === 'unavailable' && attempt < cfg.retries) {
+      // Busy (500.003.*, 503, 429): Daraja turned the request away before processing it, so even
+      // a reversal may be sent again.
+      const retriesBusy = op === 'query' || op === 'register' || op === 'status' || op === 'reversal';
+      if (retriesBusy && it.error.kind === 'unavailable' && attempt < cfg.retries) {
         await sleep(backoffMs(attempt++));
         continue;
       }
@@ -546,5 +600,83 @@ export function createDarajaClient(config: DarajaConfig): DarajaClient {
     checkC2bAnswer(answer.json, answer.status);
   }
 
-  return { stkPush, stkQuery, registerC2bUrls, simulateC2bPayment };
+  function validateInitiator(input: InitiatorRequest): void {
+    if (typeof input.initiator !== 'string' || input.initiator.trim() === '') throw rejected('The initiator name is missing.');
+    if (typeof input.securityCredential !== 'string' || input.securityCredential === '')
+      throw rejected('The security credential is missing.');
+    if (!isHttpUrl(input.resultUrl) || !isHttpUrl(input.queueTimeoutUrl))
+      throw rejected('The result and queue-timeout URLs must be http(s) URLs without spaces.');
+    if (typeof input.remarks !== 'string' || input.remarks.length < 2 || input.remarks.length > 100)
+      throw rejected('The remarks must be 2 to 100 characters.');
+  }
+
+  /** The acknowledgement of an initiator call: ResponseCode "0" and the two ids, else a refusal. */
+  function initiatorAccepted(op: 'reversal' | 'status', json: unknown, status: number): InitiatorAccepted {
+    const body = isRecord(json) ? json : {};
+    const responseCode = str(body.ResponseCode);
+    if (responseCode !== null && responseCode !== '0') {
+      const said = str(body.ResponseDescription) ?? `ResponseCode ${responseCode}`;
+      throw new DarajaError(`M-Pesa refused the request: ${scrubber()(said).slice(0, 300)}`, {
+        kind: 'rejected',
+        status,
+        errorCode: responseCode,
+      });
+    }
+    const conversationId = str(body.ConversationID)?.trim() ?? '';
+    const originatorConversationId = str(body.OriginatorConversationID)?.trim() ?? '';
+    if (conversationId === '' && originatorConversationId === '') {
+      // Queued or not, nothing ties a Result to it: for a reversal that is an answer lost.
+      throw new DarajaError('M-Pesa answered without a ConversationID; the request may still have been queued.', {
+        kind: op === 'reversal' ? 'network' : 'unavailable',
+        status,
+      });
+    }
+    return { conversationId, originatorConversationId };
+  }
+
+  async function reversal(input: ReversalInput): Promise<InitiatorAccepted> {
+    validateInitiator(input);
+    if (!/^[A-Z0-9]{6,20}$/.test(input.transactionId)) throw rejected('The receipt to reverse is malformed.');
+    if (!Number.isFinite(input.amount) || input.amount <= 0) throw rejected('The amount to reverse must be more than 0.');
+    const answer = await callApi('reversal', '/mpesa/reversal/v1/request', () => ({
+      Initiator: input.initiator,
+      SecurityCredential: input.securityCredential,
+      CommandID: 'TransactionReversal',
+      TransactionID: input.transactionId,
+      Amount: String(input.amount),
+      ReceiverParty: input.receiverParty,
+      // Daraja's own spelling: the correct one is refused as "Invalid RecieverIdentifierType".
+      RecieverIdentifierType: input.receiverIdentifierType,
+      ResultURL: input.resultUrl,
+      QueueTimeOutURL: input.queueTimeoutUrl,
+      Remarks: input.remarks,
+      ...(input.occasion && { Occasion: input.occasion }),
+    }));
+    if (answer.kind !== 'ok') throw new Error('unreachable: reversal answers are never pending');
+    return initiatorAccepted('reversal', answer.json, answer.status);
+  }
+
+  async function transactionStatus(input: TransactionStatusInput): Promise<InitiatorAccepted> {
+    validateInitiator(input);
+    const byReceipt = typeof input.transactionId === 'string';
+    const id = byReceipt ? input.transactionId : input.originalConversationId;
+    if (typeof id !== 'string' || !/^\S{1,100}$/.test(id)) throw rejected('The transaction to look up is missing or malformed.');
+    const answer = await callApi('status', '/mpesa/transactionstatus/v1/query', () => ({
+      Initiator: input.initiator,
+      SecurityCredential: input.securityCredential,
+      CommandID: 'TransactionStatusQuery',
+      // One of the two identifiers, never both.
+      ...(byReceipt ? { TransactionID: id } : { OriginalConversationID: id }),
+      PartyA: input.partyA,
+      IdentifierType: input.identifierType,
+      ResultURL: input.resultUrl,
+      QueueTimeOutURL: input.queueTimeoutUrl,
+      Remarks: input.remarks,
+      ...(input.occasion && { Occasion: input.occasion }),
+    }));
+    if (answer.kind !== 'ok') throw new Error('unreachable: status answers are never pending');
+    return initiatorAccepted('status', answer.json, answer.status);
+  }
+
+  return { stkPush, stkQuery, registerC2bUrls, simulateC2bPayment, reversal, transactionStatus };
 }

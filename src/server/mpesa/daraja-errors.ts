@@ -90,8 +90,11 @@ export function parseDarajaErrorBody(body: string): DarajaErrorBody {
   return out;
 }
 
-/** token, STK push and query, and C2B: register the URLs, simulate a payment (sandbox only). */
-export type DarajaOperation = 'token' | 'push' | 'query' | 'register' | 'simulate';
+/**
+ * token, STK push and query, C2B (register the URLs, simulate a payment: sandbox only), and the
+ * initiator calls: reversal and (transaction) status.
+ */
+export type DarajaOperation = 'token' | 'push' | 'query' | 'register' | 'simulate' | 'reversal' | 'status';
 
 export type ErrorInterpretation =
   /** STK query: "The transaction is being processed" — the normal answer while the prompt is open. */
@@ -164,6 +167,9 @@ export function interpretErrorResponse(
   }
   if (code.startsWith('400.') || code.startsWith('404.') || code.startsWith('405.') || (status >= 300 && status < 500)) {
     return make('rejected', `M-Pesa refused the request: ${detail}`);
+  }
+  if (op === 'reversal') {
+    return make('network', `M-Pesa gave no clear answer to the reversal (${detail}); it may still have been queued.`);
   }
   if (op === 'push') {
     // A 5xx we cannot read (gateway timeout, 502, an unknown 500): the push may have gone through.

@@ -8,8 +8,10 @@ import { mpesaCallbacks, mpesaPayments, orders, paymentAttempts } from '../db/sc
 import { amountPaysOrder } from '../domain/orders.js';
 import {
   type LedgerRow,
+  latestRefunds,
   notifyAwaitingReceipts,
   paymentsOfOrder,
+  type RefundRow,
   recordPayment,
   toLedgerJson,
 } from '../domain/payments/ledger.js';
@@ -25,6 +27,13 @@ import {
   parseStkCallback,
   type StkQueryResult,
 } from './daraja-client.js';
+import {
+  type InitiatorDeps,
+  isInitiatorCallback,
+  lookUpMissingReceipts,
+  processInitiatorCallback,
+  reconcileRefunds,
+} from './initiator.js';
 import { amountStillDue, howToPayWithout, type LipaNaMpesa } from './lipa-na-mpesa.js';
 
 /**
@@ -55,6 +64,8 @@ export interface PaymentDeps {
    * C2B simulate call, with the C2B version the URLs were registered with; null against Safaricom.
    */
   paybillSimulation: { version: 'v1' | 'v2' } | null;
+  /** Reversal (refunds) and Transaction Status (missing receipts): the initiator and its URLs. */
+  initiator: InitiatorDeps;
 }
 
 type AttemptRow = typeof paymentAttempts.$inferSelect;
@@ -134,6 +145,10 @@ export async function paymentStatus(
     .limit(1);
   const payments = await paymentsOfOrder(db, orderId);
   const creditedCents = creditedCentsOf(payments);
+  const refunds = await latestRefunds(
+    db,
+    payments.map((p) => p.id),
+  );
   return {
     orderId,
     orderNumber: order.number,
@@ -142,11 +157,22 @@ export async function paymentStatus(
     receipt: order.mpesaReceipt,
     amountDue: amountDue(order.totalCents),
     lastAttempt: last ? toAttemptJson(last) : null,
-    payments: payments.map((p) => toLedgerJson(p, viewer.isAdmin ? 'admin' : 'owner')),
+    payments: payments.map((p) => toLedgerJson(p, viewer.isAdmin ? 'admin' : 'owner', refunds.get(p.id) ?? null)),
     amountPaid: creditedCents / 100,
     ...howToPayWithout(lipaNaMpesa, order.number, order.isPaid ? 0 : amountStillDue(order.totalCents, creditedCents)),
     paybillSimulator: paybillSimulation !== null && !order.isPaid,
+    refundedAt: order.isPaid || creditedCents > 0 ? null : refundedCreditAt(payments, refunds),
   };
+}
+
+/** When the last of the money that had paid the order went back; null when none of it was refunded. */
+function refundedCreditAt(payments: LedgerRow[], refunds: Map<string, RefundRow>): string | null {
+  const times = payments
+    .filter((p) => p.status === 'refunded')
+    .map((p) => refunds.get(p.id))
+    .filter((r): r is RefundRow => r?.previousStatus === 'credited' && r.completedAt !== null)
+    .map((r) => (r.completedAt as Date).getTime());
+  return times.length === 0 ? null : new Date(Math.max(...times)).toISOString();
 }
 
 /** The sandbox's test number, when a demo payment names no phone. */
@@ -324,13 +350,15 @@ export async function storeCallback(
   body: unknown,
   remoteIp: string,
   outcome?: string,
-  kind: 'stk' | 'c2b_confirmation' = 'stk',
+  kind: string = 'stk',
+  /** The refund or payment a Result's URL names. */
+  subjectId?: string,
 ): Promise<CallbackRow> {
   // PostgreSQL text holds no NUL character: one is kept written out, as JSON would write it.
   const text = (typeof body === 'string' ? body : (JSON.stringify(body ?? null) ?? 'null')).replaceAll('\u0000', '\\u0000');
   const [row] = await db
     .insert(mpesaCallbacks)
-    .values({ kind, body: text, remoteIp, ...(outcome && { outcome, processedAt: sql`now()` }) })
+    .values({ kind, body: text, remoteIp, subjectId, ...(outcome && { outcome, processedAt: sql`now()` }) })
     .returning();
   if (!row) throw new Error('callback insert returned nothing');
   return row;
@@ -456,6 +484,7 @@ async function creditSuccess(
  */
 export async function processCallback(deps: PaymentDeps, stored: CallbackRow): Promise<string | null> {
   if (stored.kind === 'c2b_confirmation') return processC2bConfirmation(deps, stored);
+  if (isInitiatorCallback(stored.kind)) return processInitiatorCallback(deps, stored);
   const { db, log } = deps;
   const callback = parseStkCallback(stored.body);
   if (!callback) {
@@ -698,7 +727,9 @@ export async function reconcilePendingPayments(
       and(eq(paymentAttempts.status, 'timed_out'), lt(paymentAttempts.createdAt, new Date(Date.now() - options.giveUpAfterMs))),
     );
   const mailedWithoutReceipt = await notifyAwaitingReceipts(db, deps, deps.receiptWaitMs);
-  return { claimed: claimed.length, settled, callbacksRetried, mailedWithoutReceipt };
+  const refunds = await reconcileRefunds(deps);
+  const receiptLookups = await lookUpMissingReceipts(deps);
+  return { claimed: claimed.length, settled, callbacksRetried, mailedWithoutReceipt, refunds, receiptLookups };
 }
 
 export type { LedgerRow };

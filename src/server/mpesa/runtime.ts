@@ -1,12 +1,16 @@
+import type { KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { FastifyBaseLogger } from 'fastify';
 import type { MpesaConfig } from '../config.js';
 import type { Db } from '../db/client.js';
 import { sharedSecret } from '../db/meta.js';
 import type { Notifications } from '../mail/notifications.js';
 import { createDarajaClient, type DarajaClient } from './daraja-client.js';
+import type { InitiatorDeps } from './initiator.js';
 import { lipaNaMpesaOf } from './lipa-na-mpesa.js';
 import { type LocalSimulator, startLocalSimulator } from './local-simulator.js';
 import { type PaymentDeps, reconcilePendingPayments } from './payments.js';
+import { credentialKeyFrom, securityCredential } from './security-credential.js';
 
 /**
  * The shop's M-Pesa wiring: the Daraja client (pointed at Safaricom, or at the local simulator
@@ -57,6 +61,7 @@ export async function startMpesa(
     ...(config.tillNumber && { tillNumber: config.tillNumber }),
   });
 
+  const credentialKey = await credentialKeySource(config, baseUrl, log);
   let listenUrl = publicUrl;
   const callbackBase = () => (config.env === 'simulator' ? listenUrl : (config.callbackBaseUrl ?? publicUrl));
   const deps: PaymentDeps = {
@@ -71,6 +76,11 @@ export async function startMpesa(
     lipaNaMpesa: lipaNaMpesaOf(config),
     paybillSimulation: config.env === 'simulator' ? { version: config.c2bVersion } : null,
     callbackUrl: () => `${callbackBase()}/api/hooks/daraja/stk/${secret}`,
+    initiator: initiatorDeps(
+      config,
+      credentialKey,
+      (kind, id, what) => `${callbackBase()}/api/hooks/daraja/${kind}/${secret}/${id}/${what}`,
+    ),
   };
 
   /**
@@ -134,5 +144,70 @@ export async function startMpesa(
       await running;
       await simulator?.close();
     },
+  };
+}
+
+/**
+ * Where the SecurityCredential's key comes from: MPESA_CERT_PATH (read now, so a wrong path stops
+ * the start), or with the simulator its own key, fetched from it when first needed. Null when no
+ * initiator is configured.
+ */
+async function credentialKeySource(
+  config: MpesaConfig,
+  baseUrl: string,
+  log: FastifyBaseLogger,
+): Promise<(() => Promise<KeyObject>) | null> {
+  if (!config.initiatorName || !config.initiatorPassword) {
+    log.warn(
+      'M-Pesa refunds and receipt lookups are off: set MPESA_INITIATOR_NAME, MPESA_INITIATOR_PASSWORD and MPESA_CERT_PATH to enable them',
+    );
+    return null;
+  }
+  if (config.certPath) {
+    let key: KeyObject;
+    try {
+      key = credentialKeyFrom(readFileSync(config.certPath));
+    } catch (error) {
+      throw new Error(
+        `MPESA_CERT_PATH: cannot read Safaricom's certificate at ${config.certPath} (${error instanceof Error ? error.message : String(error)})`,
+      );
+    }
+    return () => Promise.resolve(key);
+  }
+  if (config.env !== 'simulator') throw new Error(`MPESA_ENV=${config.env} needs MPESA_CERT_PATH to refund`);
+  let fetched: Promise<KeyObject> | null = null;
+  return () => {
+    fetched ??= fetch(`${baseUrl}/__sim/credential-key.pem`)
+      .then(async (res) => {
+        if (!res.ok) throw new Error(`the simulator answered ${res.status} for its credential key`);
+        return credentialKeyFrom(await res.text());
+      })
+      .catch((error: unknown) => {
+        fetched = null; // try again next time
+        throw error;
+      });
+    return fetched;
+  };
+}
+
+function initiatorDeps(
+  config: MpesaConfig,
+  key: (() => Promise<KeyObject>) | null,
+  hookUrl: InitiatorDeps['hookUrl'],
+): InitiatorDeps {
+  const shop = lipaNaMpesaOf(config);
+  const name = config.initiatorName;
+  const password = config.initiatorPassword;
+  return {
+    credentials:
+      key && name && password ? { name, securityCredential: async () => securityCredential(password, await key()) } : null,
+    shortcode: 'paybill' in shop ? shop.paybill : shop.till,
+    identifierType: 'paybill' in shop ? '4' : '2',
+    reversalIdentifierType: config.reversalIdentifierType,
+    hookUrl,
+    resultWaitMs: config.resultWaitMs,
+    reversalMaxAttempts: config.reversalMaxAttempts,
+    receiptLookupAfterMs: config.receiptLookupAfterMs,
+    receiptLookupMaxAttempts: config.receiptLookupMaxAttempts,
   };
 }

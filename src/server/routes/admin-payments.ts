@@ -18,13 +18,19 @@ import {
   resolvePayment,
 } from '../domain/payments/ledger.js';
 import type { Notifications } from '../mail/notifications.js';
+import { requestRefund } from '../mpesa/initiator.js';
+import type { PaymentDeps } from '../mpesa/payments.js';
 import { currentUser } from '../plugins/sessions.js';
 
 const tags = ['admin', 'payments'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 409: errorBody };
+const refundErrors = { ...errors, 502: errorBody, 503: errorBody };
 
 /** The M-Pesa ledger for the merchant: every payment, the exceptions, and what to do with them. */
-const adminPaymentRoutes: FastifyPluginAsyncZod<{ db: Db; notify: Notifications }> = async (app, { db, notify }) => {
+const adminPaymentRoutes: FastifyPluginAsyncZod<{ db: Db; notify: Notifications; payments: PaymentDeps }> = async (
+  app,
+  { db, notify, payments },
+) => {
   app.get('/api/admin/payments', {
     onRequest: app.requireAdmin,
     schema: {
@@ -85,6 +91,21 @@ const adminPaymentRoutes: FastifyPluginAsyncZod<{ db: Db; notify: Notifications 
       response: { 200: ledgerPayment, ...errors },
     },
     handler: (request) => resolvePayment(db, { notify, log: request.log }, request.params.id, request.body.note),
+  });
+
+  app.post('/api/admin/payments/:id/refund', {
+    onRequest: app.requireAdmin,
+    schema: {
+      tags,
+      summary:
+        'Refund the whole payment by M-Pesa Reversal: 202 with the payment refund_pending until M-Pesa answers; a payment is refunded at most once (admin)',
+      params: idParams,
+      response: { 202: ledgerPayment, ...refundErrors },
+    },
+    handler: async (request, reply) => {
+      const payment = await requestRefund({ ...payments, log: request.log }, request.params.id, currentUser(request).id);
+      return reply.code(202).send(payment);
+    },
   });
 };
 

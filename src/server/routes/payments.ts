@@ -9,6 +9,7 @@ import { unpaidOrderForAmount } from '../domain/orders.js';
 import { AppError } from '../errors.js';
 import { sameSecret } from '../lib/same-secret.js';
 import { C2B_REJECT_ACCOUNT, receiveC2bConfirmation, validateC2b } from '../mpesa/c2b.js';
+import { type HookKind, receiveInitiatorCallback } from '../mpesa/initiator.js';
 import {
   type PaymentDeps,
   paymentStatus as readPaymentStatus,
@@ -166,6 +167,46 @@ const paymentRoutes: FastifyPluginAsyncZod<PaymentRoutesOptions> = async (
         return C2B_CONFIRM_ACK;
       },
     });
+    // Results of Reversal (rev) and Transaction Status (ts), and their queue-timeout notices: the
+    // path carries the secret and the refund or payment concerned. Answered at once, stored first.
+    for (const kind of ['rev', 'ts'] as const satisfies HookKind[]) {
+      for (const what of ['result', 'timeout'] as const) {
+        hooks.post(`/api/hooks/daraja/${kind}/:token/:id/${what}`, {
+          config: { xsrf: false },
+          schema: {
+            tags,
+            summary:
+              kind === 'rev'
+                ? `Daraja posts the ${what === 'result' ? 'Result' : 'queue timeout'} of a refund (Reversal) here`
+                : `Daraja posts the ${what === 'result' ? 'Result' : 'queue timeout'} of a receipt lookup (Transaction Status) here`,
+            params: z.object({ token: z.string().max(200), id: z.string().max(100) }),
+            body: z.string(),
+            response: { 200: z.object({ ResultCode: z.number(), ResultDesc: z.string() }) },
+          },
+          handler: async (request) => {
+            if (!sameSecret(request.params.token, callbackSecret())) {
+              request.log.warn({ ip: request.ip }, 'M-Pesa result with a wrong secret ignored');
+              return ACK;
+            }
+            const id = z.uuid().safeParse(request.params.id);
+            if (!id.success || (callbackAllowedIps && !callbackAllowedIps.includes(request.ip))) {
+              await storeCallback(
+                deps.db,
+                request.body,
+                request.ip,
+                id.success ? 'refused_ip' : 'unknown_subject',
+                `${kind}_${what}`,
+              );
+              request.log.warn({ ip: request.ip }, 'M-Pesa result kept, not acted on (unknown subject or address)');
+              return ACK;
+            }
+            await receiveInitiatorCallback({ ...deps, log: request.log }, kind, what, id.data, request.body, request.ip);
+            return ACK;
+          },
+        });
+      }
+    }
+
     hooks.post('/api/hooks/daraja/c2b/:token/validate', {
       config: { xsrf: false },
       schema: {

@@ -60,8 +60,21 @@ export const paymentException = z.enum([
   'overpaid',
   'receipt_missing',
   'unconfirmed',
+  /** A refund by M-Pesa Reversal got no answer after the reconciler's retries: check the M-Pesa statement. */
+  'refund_unanswered',
 ]);
 export type PaymentException = z.infer<typeof paymentException>;
+
+/** The latest refund (M-Pesa Reversal) asked for a payment. */
+export const ledgerRefund = z.object({
+  requestedAt: z.string(),
+  /** When M-Pesa confirmed the money went back; null until then. */
+  completedAt: z.string().nullable(),
+  /** Why M-Pesa refused the reversal, in plain words; null unless it failed. */
+  failureReason: z.string().nullable(),
+  failedAt: z.string().nullable(),
+});
+export type LedgerRefund = z.infer<typeof ledgerRefund>;
 
 export const ledgerPayment = z.object({
   _id: z.string(),
@@ -79,6 +92,8 @@ export const ledgerPayment = z.object({
   receivedAt: z.string(),
   /** The admin's note when an exception was resolved. */
   note: z.string().nullable(),
+  /** The latest refund asked for this payment, or null when none was. */
+  refund: ledgerRefund.nullable(),
 });
 export type LedgerPayment = z.infer<typeof ledgerPayment>;
 
@@ -154,6 +169,8 @@ export const paymentStatus = z.object({
   till: tillDetails.nullable().optional(),
   /** A demo shop (M-Pesa simulator) only: the order page may make a Paybill payment for the shopper. */
   paybillSimulator: z.boolean(),
+  /** When the money that paid this order was all refunded (the order is unpaid again); null otherwise. */
+  refundedAt: z.string().nullable(),
 });
 
 /** A demo shop's "Simulate a Paybill payment": from this phone (the sandbox's test number if none). */

@@ -10,7 +10,7 @@ import type {
   PaymentSource,
 } from '../../../shared/schemas/payments.js';
 import type { Db, Queryable } from '../../db/client.js';
-import { mpesaPayments, orders } from '../../db/schema.js';
+import { mpesaPayments, mpesaRefunds, orders } from '../../db/schema.js';
 import { AppError, badRequest, conflict, notFound } from '../../errors.js';
 import type { Notifications } from '../../mail/notifications.js';
 import { countPaymentException } from '../../metrics.js';
@@ -37,6 +37,7 @@ import { loadExistingOrder } from '../orders.js';
  */
 
 export type LedgerRow = typeof mpesaPayments.$inferSelect;
+export type RefundRow = typeof mpesaRefunds.$inferSelect;
 
 /** M-Pesa receipts are upper-case letters and digits; what the shop stores and compares. */
 export function normaliseReceipt(receipt: string): string {
@@ -112,7 +113,7 @@ async function judgeAgainstOrder(
 }
 
 /** What the ledger has credited to an order so far, in cents. */
-async function creditedCents(tx: Queryable, orderId: string): Promise<number> {
+export async function creditedCents(tx: Queryable, orderId: string): Promise<number> {
   const [row] = await tx
     .select({ cents: sql<string | null>`sum(${mpesaPayments.amountCents})` })
     .from(mpesaPayments)
@@ -252,8 +253,8 @@ async function alertException(tx: Queryable, deps: LedgerDeps, row: LedgerRow, e
   });
 }
 
-/** The callback that follows a query-settled payment brings its receipt. */
-async function fillReceipt(
+/** The callback (or a Transaction Status lookup) that follows a query-settled payment brings its receipt. */
+export async function fillReceipt(
   tx: Queryable,
   deps: LedgerDeps,
   existing: LedgerRow,
@@ -288,8 +289,24 @@ async function fillReceipt(
 // What admins do with the ledger
 // ------------------------------------------------------------------------------------------------
 
-/** Open exceptions: still need the merchant. */
-export const isOpenException = and(isNotNull(mpesaPayments.exception), inArray(mpesaPayments.status, ['exception', 'credited']));
+/**
+ * Open exceptions: still need the merchant. A payment being refunded waits for M-Pesa, not for
+ * them, unless its reversal went unanswered.
+ */
+export const isOpenException = and(
+  isNotNull(mpesaPayments.exception),
+  sql`(${mpesaPayments.status} in ('exception', 'credited') or (${mpesaPayments.status} = 'refund_pending' and ${mpesaPayments.exception} = 'refund_unanswered'))`,
+);
+
+/** The same rule as isOpenException, for a row in hand. */
+export function hasOpenException(row: Pick<LedgerRow, 'status' | 'exception'>): boolean {
+  if (row.exception === null) return false;
+  return (
+    row.status === 'exception' ||
+    row.status === 'credited' ||
+    (row.status === 'refund_pending' && row.exception === 'refund_unanswered')
+  );
+}
 
 /** The payments a ledger view keeps: the list and the CSV export alike. */
 export function ledgerFilterWhere(filter: LedgerFilter): SQL | undefined {
@@ -298,7 +315,19 @@ export function ledgerFilterWhere(filter: LedgerFilter): SQL | undefined {
   return undefined;
 }
 
-export function toLedgerJson(row: LedgerRow, viewer: 'admin' | 'owner'): LedgerPayment {
+/** The latest refund asked for each of these payments. */
+export async function latestRefunds(db: Queryable, paymentIds: string[]): Promise<Map<string, RefundRow>> {
+  if (paymentIds.length === 0) return new Map();
+  const rows = await db
+    .select()
+    .from(mpesaRefunds)
+    .where(inArray(mpesaRefunds.paymentId, paymentIds))
+    .orderBy(mpesaRefunds.requestedAt, mpesaRefunds.id);
+  // Oldest first, so the latest of each payment is the one left in the map.
+  return new Map(rows.map((r) => [r.paymentId, r] as const));
+}
+
+export function toLedgerJson(row: LedgerRow, viewer: 'admin' | 'owner', refund: RefundRow | null = null): LedgerPayment {
   return {
     _id: row.id,
     receipt: row.receipt,
@@ -310,7 +339,22 @@ export function toLedgerJson(row: LedgerRow, viewer: 'admin' | 'owner'): LedgerP
     exception: row.exception as PaymentException | null,
     receivedAt: (row.transactionAt ?? row.createdAt).toISOString(),
     note: row.note,
+    refund: refund && {
+      requestedAt: refund.requestedAt.toISOString(),
+      completedAt: refund.completedAt?.toISOString() ?? null,
+      failureReason: refund.failureReason,
+      failedAt: refund.failedAt?.toISOString() ?? null,
+    },
   };
+}
+
+/** Payments as the API shows them, each with its latest refund. */
+export async function ledgerJsonOf(db: Queryable, rows: LedgerRow[], viewer: 'admin' | 'owner'): Promise<LedgerPayment[]> {
+  const refunds = await latestRefunds(
+    db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) => toLedgerJson(r, viewer, refunds.get(r.id) ?? null));
 }
 
 export const LEDGER_PAGE_SIZE = 20;
@@ -327,7 +371,7 @@ export async function listLedger(db: Db, filter: LedgerFilter, pageNumber: numbe
     .orderBy(desc(mpesaPayments.createdAt), desc(mpesaPayments.id))
     .limit(LEDGER_PAGE_SIZE)
     .offset((page - 1) * LEDGER_PAGE_SIZE);
-  return { payments: rows.map((r) => toLedgerJson(r, 'admin')), page, pages };
+  return { payments: await ledgerJsonOf(db, rows, 'admin'), page, pages };
 }
 
 export async function openExceptionCounts(db: Queryable): Promise<Record<string, number>> {
@@ -343,7 +387,7 @@ export async function paymentsOfOrder(db: Queryable, orderId: string): Promise<L
   return db.select().from(mpesaPayments).where(eq(mpesaPayments.orderId, orderId)).orderBy(mpesaPayments.createdAt);
 }
 
-async function lockPayment(tx: Queryable, id: string): Promise<LedgerRow> {
+export async function lockPayment(tx: Queryable, id: string): Promise<LedgerRow> {
   const [row] = await tx.select().from(mpesaPayments).where(eq(mpesaPayments.id, id)).for('update');
   if (!row) throw notFound('Payment not found');
   return row;
@@ -370,7 +414,7 @@ export async function assignPayment(db: Db, deps: LedgerDeps, paymentId: string,
     if (verdict.paysOrder) await creditOrder(tx, deps, orderId, row);
     if (exception) countPaymentException(exception);
     deps.log.info({ paymentId, orderId, status: row.status, exception }, 'M-Pesa payment assigned to an order');
-    return toLedgerJson(row, 'admin');
+    return (await ledgerJsonOf(tx, [row], 'admin'))[0] as LedgerPayment;
   });
 }
 
@@ -378,8 +422,7 @@ export async function assignPayment(db: Db, deps: LedgerDeps, paymentId: string,
 export async function resolvePayment(db: Db, deps: LedgerDeps, paymentId: string, note: string): Promise<LedgerPayment> {
   return db.transaction(async (tx) => {
     const payment = await lockPayment(tx, paymentId);
-    const open = payment.exception !== null && (payment.status === 'exception' || payment.status === 'credited');
-    if (!open) throw conflict('This payment has no open exception');
+    if (!hasOpenException(payment)) throw conflict('This payment has no open exception');
     const [row] = await tx
       .update(mpesaPayments)
       .set({ status: 'resolved', note, resolvedAt: sql`now()`, updatedAt: sql`now()` })
@@ -389,7 +432,7 @@ export async function resolvePayment(db: Db, deps: LedgerDeps, paymentId: string
     // A query-settled payment whose receipt never came: the shopper still gets their mail.
     if (payment.exception === 'receipt_missing' && payment.status === 'credited') await notifyPaid(tx, deps, payment);
     deps.log.info({ paymentId, exception: payment.exception }, 'M-Pesa payment exception resolved');
-    return toLedgerJson(row, 'admin');
+    return (await ledgerJsonOf(tx, [row], 'admin'))[0] as LedgerPayment;
   });
 }
 

@@ -129,6 +129,9 @@ Daraja simulator (test double — not Safaricom) listening on ${sim.url}
   STK push   POST ${sim.url}/mpesa/stkpush/v1/processrequest
   STK query  POST ${sim.url}/mpesa/stkpushquery/v1/query
   C2B        POST ${sim.url}/mpesa/c2b/v2/registerurl, ${sim.url}/mpesa/c2b/v2/simulate (v1 too)
+  Reversal   POST ${sim.url}/mpesa/reversal/v1/request (initiator testapi / Safaricom999!*!)
+  Tx status  POST ${sim.url}/mpesa/transactionstatus/v1/query
+  Credential GET  ${sim.url}/__sim/credential-key.pem (encrypt the initiator password with this key)
   Shortcode ${shortcode}; consumer key ${consumerKey === DEFAULT_KEY ? `'${DEFAULT_KEY}' (default)` : '(from DARAJA_SIM_CONSUMER_KEY)'}; secret ${consumerSecret === DEFAULT_SECRET ? `'${DEFAULT_SECRET}' (default)` : '(from DARAJA_SIM_CONSUMER_SECRET)'}; passkey ${passkey === SANDBOX_PASSKEY ? 'Daraja sandbox passkey (default)' : '(from DARAJA_SIM_PASSKEY)'}
   Prompts stay open ${callbackDelayMs} ms, then the callback is POSTed to the CallBackURL.
 

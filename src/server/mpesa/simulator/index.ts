@@ -12,6 +12,9 @@
  *   POST /mpesa/stkpushquery/v1/query                        (Bearer token)
  *   POST /mpesa/c2b/v1|v2/registerurl                        (Bearer token)
  *   POST /mpesa/c2b/v1|v2/simulate                           (Bearer token; sandbox's Paybill/Till payment)
+ *   POST /mpesa/reversal/v1/request                          (Bearer token; Result to ResultURL, see initiator.ts)
+ *   POST /mpesa/transactionstatus/v1/query                   (Bearer token; Result to ResultURL, see initiator.ts)
+ *   GET  /__sim/credential-key.pem                           (simulator only: the key for the SecurityCredential)
  *
  * A C2B payment (simulate) is the customer paying from their phone: when external validation is on
  * (`c2bValidation`), the registered ValidationURL is asked first and its answer (or its silence, by
@@ -32,14 +35,16 @@
  *   requests are the callbacks, to the URL the caller supplied.
  * - No retries of callbacks (Safaricom says it does not retry); 'twice' exists to test idempotency.
  * - It never logs the Password, passkey, consumer secret, tokens or the callback URL's path.
- * - Beyond Daraja's observable behaviour it only adds the phone-number outcome table; there is no
- *   control API.
+ * - Beyond Daraja's observable behaviour it only adds the phone-number outcome table (which also
+ *   picks reversal faults by the payer of the payment reversed) and the public key of its
+ *   SecurityCredential; there is no control API.
  *
  * Standalone: `npx tsx src/server/mpesa/simulator/cli.ts` (see cli.ts).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createInitiatorApis, type ResultDelivery, type ReversalFault, type SimulatedReversal } from './initiator.js';
 import {
   checkoutRequestId as formatCheckoutRequestId,
   isCallbackUrl,
@@ -59,6 +64,8 @@ import {
   SHORTCODE_PATTERN,
   stkPassword,
 } from './wire.js';
+
+export type { ResultDelivery, ReversalFault, SimulatedReversal };
 
 export interface SimulatorOptions {
   host?: string; // default '127.0.0.1' (loopback only)
@@ -80,6 +87,12 @@ export interface SimulatorOptions {
   c2bValidationTimeoutMs?: number; // default 8000
   /** 'sandbox' overwrites a registration; 'production' refuses a second one ("Urls are already registered."). */
   c2bRegistration?: 'sandbox' | 'production';
+  /** API operators (initiator name → plain password); default Daraja's sandbox testapi. */
+  initiators?: Record<string, string>;
+  /** How long after its acknowledgement a Reversal or Transaction Status Result comes (default callbackDelayMs). */
+  resultDelayMs?: number;
+  /** Which STK id Transaction Status takes as OriginalConversationID (Daraja does not say): default checkout. */
+  statusLookupBy?: 'checkout' | 'merchant' | 'none';
   log?: (msg: string, data?: Record<string, unknown>) => void;
 }
 export interface CallbackDelivery {
@@ -100,6 +113,8 @@ export interface IssuedReceipt {
   /** 'c2b': paid from the phone to the Paybill/Till; its account number as typed. */
   via: 'stk' | 'c2b';
   account?: string;
+  /** The Paybill, store or till number the money went to. */
+  shortcode: string;
   at: Date;
 }
 /** A C2B call the simulated M-Pesa made to the shop: a validation or a confirmation. */
@@ -120,6 +135,12 @@ export interface DarajaSimulator {
   receipts: IssuedReceipt[]; // every successful payment, in order: what the merchant's statement would list
   c2bDeliveries: C2bDelivery[]; // every validation and confirmation POST attempted, in order
   tokensIssued: number; // how many OAuth tokens were handed out
+  reversals: SimulatedReversal[]; // every Reversal request accepted, in order, with its outcome
+  resultDeliveries: ResultDelivery[]; // every Result and queue-timeout notice POSTed, in order
+  /** The public key (SPKI PEM) a SecurityCredential must be encrypted with; also at GET /__sim/credential-key.pem. */
+  credentialKeyPem: string;
+  /** The simulated Utility account balance of a shortcode, in shillings. */
+  balanceOf(shortcode: string): number;
   close(): Promise<void>; // stops the server and every pending timer
 }
 
@@ -143,6 +164,8 @@ export const SIMULATOR_OUTCOMES: ReadonlyArray<{
   resultCode: number | null;
   callback: 'once' | 'twice' | 'never';
   fault?: SimulatorFault;
+  /** What goes wrong when a payment from this number is reversed. */
+  reversal?: ReversalFault;
 }> = Object.freeze([
   {
     msisdn: '254708374149',
@@ -203,6 +226,30 @@ export const SIMULATOR_OUTCOMES: ReadonlyArray<{
     callback: 'once',
     fault: 'query_first',
   },
+  {
+    msisdn: '254700000012',
+    local: '0700000012',
+    outcome: 'success; its first reversal times out in the queue (QueueTimeOutURL, no money moved), the next succeeds',
+    resultCode: 0,
+    callback: 'once',
+    reversal: 'queue_timeout_once',
+  },
+  {
+    msisdn: '254700000013',
+    local: '0700000013',
+    outcome: 'success; a reversal of it is acknowledged but never answered (no money moved)',
+    resultCode: 0,
+    callback: 'once',
+    reversal: 'no_result',
+  },
+  {
+    msisdn: '254700000014',
+    local: '0700000014',
+    outcome: 'success; its first reversal fails: insufficient balance (1), the next succeeds',
+    resultCode: 0,
+    callback: 'once',
+    reversal: 'insufficient_once',
+  },
 ] as const);
 
 // ---------------------------------------------------------------------------------------------
@@ -222,6 +269,9 @@ const PATHS = {
   query: '/mpesa/stkpushquery/v1/query',
 } as const;
 const C2B_PATH = /^\/mpesa\/c2b\/(v1|v2)\/(registerurl|simulate)$/;
+const REVERSAL_PATH = '/mpesa/reversal/v1/request';
+const STATUS_PATH = '/mpesa/transactionstatus/v1/query';
+const CREDENTIAL_KEY_PATH = '/__sim/credential-key.pem';
 
 const CALLBACK_TIMEOUT_MS = 5000;
 const SECOND_CALLBACK_GAP_MS = 200;
@@ -235,6 +285,8 @@ interface Checkout {
   phone: string;
   amount: number;
   callbackUrl: string;
+  /** The Paybill or till the money goes to. */
+  partyB: string;
   resultCode: number;
   callback: 'once' | 'twice' | 'never';
   fault: SimulatorFault | undefined;
@@ -320,6 +372,7 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
   const log = options.log ?? (() => {});
 
   const tokens = new Map<string, number>(); // token → expiry (epoch ms)
+  const balances = new Map<string, number>(); // ShortCode (or till) → simulated Utility account balance
   const checkouts = new Map<string, Checkout>(); // CheckoutRequestID → checkout
   const openByPhone = new Map<string, Checkout>(); // PhoneNumber → open prompt
   const deliveries: CallbackDelivery[] = [];
@@ -447,6 +500,7 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
       phone,
       amount,
       callbackUrl,
+      partyB,
       ...outcomeFor(phone),
       state: 'open',
       queryResultCode: 0,
@@ -513,8 +567,10 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
       phone: checkout.phone,
       checkoutRequestId: checkout.checkoutRequestId,
       via: 'stk',
+      shortcode: checkout.partyB,
       at,
     });
+    balances.set(checkout.partyB, (balances.get(checkout.partyB) ?? 0) + checkout.amount);
     checkout.queryResultCode = 0;
     return receipt;
   }
@@ -601,7 +657,6 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
     validationUrl: string;
   }
   const registrations = new Map<string, Registration>(); // ShortCode → its URLs
-  const balances = new Map<string, number>(); // ShortCode → simulated Utility account balance
   const c2bDeliveries: C2bDelivery[] = [];
   const conversationId = () =>
     `${randomUUID().slice(0, 4)}-${randomUUID().slice(0, 4)}-${randomUUID().replace(/-/g, '').slice(0, 24)}`;
@@ -704,6 +759,7 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
       checkoutRequestId: '',
       via: 'c2b',
       account: payment.account,
+      shortcode: payment.shortcode,
       at: paidAt,
     });
     log('c2b: paid', { transId, shortcode: payment.shortcode, amount: payment.amount, phone: maskForLog(payment.msisdn) });
@@ -773,6 +829,57 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
     });
   }
 
+  // --- Reversal and Transaction Status (initiator.ts) -------------------------------------------
+
+  const outcomeRow = (phone: string) => SIMULATOR_OUTCOMES.find((o) => o.msisdn === phone);
+  const knownPayment = (r: IssuedReceipt | undefined) =>
+    r && {
+      receipt: r.receipt,
+      amount: r.amount,
+      phone: r.phone,
+      shortcode: r.shortcode,
+      checkoutRequestId: r.checkoutRequestId,
+      merchantRequestId: checkouts.get(r.checkoutRequestId)?.merchantRequestId ?? '',
+      at: r.at,
+    };
+  const initiatorApis = createInitiatorApis({
+    initiators: options.initiators ?? { testapi: 'Safaricom999!*!' },
+    resultDelayMs: options.resultDelayMs ?? callbackDelayMs,
+    statusLookupBy: options.statusLookupBy ?? 'checkout',
+    lockAfterFailures: 3,
+    findPayment: (receipt) => knownPayment(receipts.find((r) => r.receipt === receipt)),
+    findPaymentByStkId: (by, id) =>
+      knownPayment(
+        receipts.find((r) =>
+          r.via === 'stk' && by === 'checkout'
+            ? r.checkoutRequestId === id
+            : r.via === 'stk' && checkouts.get(r.checkoutRequestId)?.merchantRequestId === id,
+        ),
+      ),
+    reversalFaultFor: (phone) => outcomeRow(phone)?.reversal,
+    balances,
+    receiptTaken: (receipt) => receipts.some((r) => r.receipt === receipt),
+    schedule,
+    post: async (target, body) => {
+      try {
+        const response = await fetch(target, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+          redirect: 'manual',
+          signal: AbortSignal.any([AbortSignal.timeout(CALLBACK_TIMEOUT_MS), shutdown.signal]),
+        });
+        await response.arrayBuffer().catch(() => undefined);
+        return { status: response.status };
+      } catch (err) {
+        return { status: null, error: describeFetchError(err) };
+      }
+    },
+    log,
+    fail: (status, errorCode, errorMessage) => darajaError(status, errorCode, errorMessage),
+    send: sendJson,
+  });
+
   // --- Routing ---------------------------------------------------------------------------------
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -789,6 +896,19 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
       const body = await readJsonObject(req);
       if (url.pathname === PATHS.push) await handlePush(body, res);
       else handleQuery(body, res);
+      return;
+    }
+    if (url.pathname === CREDENTIAL_KEY_PATH && method === 'GET') {
+      res.writeHead(200, { 'content-type': 'application/x-pem-file' });
+      res.end(initiatorApis.credentialKeyPem);
+      return;
+    }
+    if (url.pathname === REVERSAL_PATH || url.pathname === STATUS_PATH) {
+      if (method !== 'POST') throw darajaError(405, '405.001', 'Method Not Allowed');
+      requireToken(req);
+      const body = await readJsonObject(req);
+      if (url.pathname === REVERSAL_PATH) initiatorApis.handleReversal(body, res);
+      else initiatorApis.handleStatus(body, res);
       return;
     }
     const c2b = C2B_PATH.exec(url.pathname);
@@ -835,6 +955,10 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
     get tokensIssued() {
       return tokensIssued;
     },
+    reversals: initiatorApis.reversals,
+    resultDeliveries: initiatorApis.resultDeliveries,
+    credentialKeyPem: initiatorApis.credentialKeyPem,
+    balanceOf: (shortcode) => balances.get(shortcode) ?? 0,
     close() {
       if (closing) return closing;
       closed = true;

@@ -23,6 +23,7 @@ const payment = (over: Partial<LedgerPayment>): LedgerPayment => ({
   exception: null,
   receivedAt: '2026-11-24T08:39:41.000Z',
   note: null,
+  refund: null,
   ...over,
 });
 
@@ -35,6 +36,7 @@ const LEDGER: LedgerPayment[] = [
   payment({ _id: 'p6', receipt: 'SKL4A7K2QF', status: 'resolved', exception: 'double_payment', note: 'Refunded by reversal' }),
   payment({ _id: 'p7', receipt: 'SKL4A7K2QG', source: 'manual', phone: null }),
   payment({ _id: 'p8', receipt: 'SKL4A7K2QH', amount: 600, status: 'credited', exception: 'overpaid', source: 'manual' }),
+  payment({ _id: 'p9', receipt: 'SKL4A7K2QJ', status: 'refund_pending', exception: 'refund_unanswered' }),
 ];
 
 interface Call {
@@ -110,6 +112,8 @@ describe('the ledger’s words', () => {
       receipt_missing: 'Settled by the status query; the M-Pesa receipt has not arrived yet.',
       unconfirmed:
         'M-Pesa’s status check did not confirm this payment. Find the receipt on your M-Pesa statement before acting on it.',
+      refund_unanswered:
+        'A refund was sent to M-Pesa but no answer came, even after retries. Check your M-Pesa statement to see whether the money went back.',
     });
   });
 
@@ -163,7 +167,9 @@ describe('PaymentListScreen', () => {
     expect(within(cardOf('SKL4A7K2QG')).getByText('Manual')).toBeTruthy();
     // An overpayment paid its order but is still open: the merchant resolves the difference.
     expect(within(cardOf('SKL4A7K2QH')).getByRole('button', { name: 'Resolve' })).toBeTruthy();
-    expect(screen.getAllByRole('button', { name: 'Resolve' })).toHaveLength(6);
+    // An unanswered refund too: the merchant checks the statement and resolves it.
+    expect(within(cardOf('SKL4A7K2QJ')).getByRole('button', { name: 'Resolve' })).toBeTruthy();
+    expect(screen.getAllByRole('button', { name: 'Resolve' })).toHaveLength(7);
     // Only a payment that pays no order may be given one: unmatched, or unconfirmed.
     expect(within(cardOf('SKL4A7K2QE')).getByRole('button', { name: 'Assign to order' })).toBeTruthy();
     expect(screen.getAllByRole('button', { name: 'Assign to order' })).toHaveLength(2);

@@ -1,0 +1,375 @@
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { LedgerPayment, PaymentSource } from '../../shared/schemas/payments.js';
+import { mpesaPayments, paymentAttempts } from '../db/schema.js';
+import { fillReceipt, type LedgerRow, ledgerJsonOf, type RefundRow } from '../domain/payments/ledger.js';
+import {
+  claimDueRefunds,
+  completeRefund,
+  failRefund,
+  markQueueTimeout,
+  markRefundUnanswered,
+  openRefund,
+  recordReversalAccepted,
+  refundTarget,
+} from '../domain/payments/refunds.js';
+import { AppError } from '../errors.js';
+import { isRecord, parseDarajaDate } from './daraja-callback.js';
+import { DarajaError } from './daraja-client.js';
+import { finishCallback, type PaymentDeps, storeCallback } from './payments.js';
+
+/**
+ * Daraja's initiator APIs (docs/payments.md, Reversal, Transaction Status, SecurityCredential,
+ * Results): refunds by Reversal, and receipts recovered by Transaction Status. Both answer at once
+ * with an acknowledgement, then POST a Result (or a queue-timeout notice) to URLs that carry the
+ * shop's callback secret and the id of the refund or payment concerned. Every such body is stored
+ * in mpesa_callbacks before it is acted on, like the STK and C2B callbacks.
+ */
+
+export interface InitiatorDeps {
+  /** Null when MPESA_INITIATOR_NAME/PASSWORD are unset: no refunds, no receipt lookups. */
+  credentials: { name: string; securityCredential: () => Promise<string> } | null;
+  /** The shop's Paybill or Till: the party that received the payments. */
+  shortcode: string;
+  /** Transaction Status IdentifierType of that party: 4 for a shortcode, 2 for a till. */
+  identifierType: string;
+  reversalIdentifierType: string;
+  /** The ResultURL or QueueTimeOutURL for a refund ('rev') or a receipt lookup ('ts'). */
+  hookUrl: (kind: HookKind, id: string, what: 'result' | 'timeout') => string;
+  resultWaitMs: number;
+  reversalMaxAttempts: number;
+  receiptLookupAfterMs: number;
+  receiptLookupMaxAttempts: number;
+}
+
+export type HookKind = 'rev' | 'ts';
+
+export const CALLBACK_KINDS = {
+  rev: { result: 'reversal_result', timeout: 'reversal_timeout' },
+  ts: { result: 'status_result', timeout: 'status_timeout' },
+} as const;
+
+type InitiatorCallbackKind = (typeof CALLBACK_KINDS)[HookKind]['result' | 'timeout'];
+const INITIATOR_KINDS = new Set<string>(Object.values(CALLBACK_KINDS).flatMap((k) => Object.values(k)));
+
+export function isInitiatorCallback(kind: string): kind is InitiatorCallbackKind {
+  return INITIATOR_KINDS.has(kind);
+}
+
+// ------------------------------------------------------------------------------------------------
+// The Result body
+// ------------------------------------------------------------------------------------------------
+
+export interface InitiatorResult {
+  /** Always a string: 0, 1, 2001, R000001, SFC_IC0003 … */
+  resultCode: string;
+  resultDesc: string;
+  conversationId: string | null;
+  originatorConversationId: string | null;
+  /** The reversal's own receipt on success; a placeholder for Transaction Status. */
+  transactionId: string | null;
+  /** ResultParameters by key, spaces removed from the keys. */
+  parameters: Map<string, unknown>;
+}
+
+function asList(value: unknown): unknown[] {
+  if (Array.isArray(value)) return value;
+  return value === undefined || value === null ? [] : [value];
+}
+
+function text(value: unknown): string | null {
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value !== 'string') return null;
+  const trimmed = value.trim();
+  return trimmed === '' ? null : trimmed;
+}
+
+/** Reads a Result leniently: ResultCode number or string, ResultParameter one object or a list. */
+export function parseInitiatorResult(body: string): InitiatorResult | null {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  if (!isRecord(json) || !isRecord(json.Result)) return null;
+  const result = json.Result;
+  const resultCode = text(result.ResultCode);
+  if (resultCode === null) return null;
+  const parameters = new Map<string, unknown>();
+  const holder = isRecord(result.ResultParameters) ? result.ResultParameters.ResultParameter : undefined;
+  for (const item of asList(holder)) {
+    if (!isRecord(item) || typeof item.Key !== 'string') continue;
+    const key = item.Key.replace(/\s+/g, '');
+    if (!parameters.has(key)) parameters.set(key, item.Value);
+  }
+  return {
+    resultCode,
+    resultDesc: text(result.ResultDesc) ?? '',
+    conversationId: text(result.ConversationID),
+    originatorConversationId: text(result.OriginatorConversationID),
+    transactionId: text(result.TransactionID),
+    parameters,
+  };
+}
+
+/** Why M-Pesa refused a reversal, in the merchant's words (docs/payments.md, Reversal result codes). */
+export function reversalFailureReason(resultCode: string, resultDesc: string): string {
+  const said = resultDesc ? ` M-Pesa said: “${resultDesc}”` : '';
+  switch (resultCode) {
+    case '1':
+      return `There is not enough money in the shop’s M-Pesa account to send this payment back. Top it up, then refund again.${said}`;
+    case 'R000002':
+      return `M-Pesa does not know this receipt as a payment to the shop, so it cannot be reversed.${said}`;
+    case '11':
+    case '2006':
+      return `The shop’s M-Pesa account is not active for reversals; ask Safaricom.${said}`;
+    case '21':
+      return `The initiator (MPESA_INITIATOR_NAME) is not allowed to reverse payments: ask Safaricom to give it the “Org Reversals Initiator” role.${said}`;
+    case '2001':
+      return `M-Pesa did not accept the initiator’s credentials: check MPESA_INITIATOR_NAME, MPESA_INITIATOR_PASSWORD and the certificate (MPESA_CERT_PATH).${said}`;
+    case '2028':
+      return `The shop’s shortcode is not enabled for reversals; ask Safaricom.${said}`;
+    case '8006':
+      return `The initiator’s password is locked after too many wrong attempts; the M-Pesa org portal’s Business Administrator must unlock it.${said}`;
+    default:
+      return `M-Pesa could not reverse the payment (${resultCode}).${said}`;
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Refunds
+// ------------------------------------------------------------------------------------------------
+
+/** Sends (or sends again) the Reversal of one refund. Returns what the caller should tell. */
+async function sendReversal(
+  deps: PaymentDeps,
+  refund: RefundRow,
+  payment: LedgerRow,
+): Promise<'sent' | 'no_answer' | { refused: string }> {
+  const { initiator } = deps;
+  if (!initiator.credentials || !payment.receipt) return 'no_answer';
+  try {
+    const accepted = await deps.daraja.reversal({
+      initiator: initiator.credentials.name,
+      securityCredential: await initiator.credentials.securityCredential(),
+      transactionId: payment.receipt,
+      amount: refund.amountCents / 100,
+      receiverParty: initiator.shortcode,
+      receiverIdentifierType: initiator.reversalIdentifierType,
+      resultUrl: initiator.hookUrl('rev', refund.id, 'result'),
+      queueTimeoutUrl: initiator.hookUrl('rev', refund.id, 'timeout'),
+      remarks: `Refund ${payment.receipt}`,
+      occasion: `Refund ${refund.id.slice(0, 8)}`,
+    });
+    await recordReversalAccepted(deps.db, refund.id, accepted);
+    deps.log.info(
+      { refundId: refund.id, receipt: payment.receipt, attempt: refund.attempts, ...accepted },
+      'M-Pesa reversal sent',
+    );
+    return 'sent';
+  } catch (error) {
+    if (error instanceof DarajaError && (error.kind === 'rejected' || error.kind === 'auth')) {
+      // Refused outright: nothing was queued, so the refund failed and may be asked again.
+      await failRefund(deps.db, deps, refund.id, { resultCode: error.errorCode ?? 'refused', reason: error.message });
+      return { refused: error.message };
+    }
+    // Lost answer or Daraja busy: the reconciler sends it again after MPESA_RESULT_WAIT_MS, which
+    // is safe because M-Pesa refuses a second reversal of one receipt ("already reversed").
+    deps.log.warn({ err: error, refundId: refund.id }, 'M-Pesa reversal got no answer; the reconciler will send it again');
+    return 'no_answer';
+  }
+}
+
+/** An admin refunds a whole payment by M-Pesa Reversal; the payment is refund_pending until the Result. */
+export async function requestRefund(deps: PaymentDeps, paymentId: string, adminId: string | null): Promise<LedgerPayment> {
+  const { refund, payment } = await openRefund(deps.db, paymentId, adminId, deps.initiator.credentials !== null);
+  const sent = await sendReversal(deps, refund, payment);
+  if (typeof sent === 'object') throw new AppError(502, `M-Pesa refused the refund: ${sent.refused}`);
+  const [row] = await deps.db.select().from(mpesaPayments).where(eq(mpesaPayments.id, paymentId));
+  if (!row) throw new Error('payment vanished');
+  return (await ledgerJsonOf(deps.db, [row], 'admin'))[0] as LedgerPayment;
+}
+
+/** Refunds whose Reversal timed out in M-Pesa's queue or got no Result: sent again, or listed. */
+export async function reconcileRefunds(deps: PaymentDeps): Promise<{ resent: number; unanswered: number }> {
+  const { initiator } = deps;
+  if (!initiator.credentials) return { resent: 0, unanswered: 0 };
+  const { resend, exhausted } = await claimDueRefunds(deps.db, initiator.resultWaitMs, initiator.reversalMaxAttempts);
+  let unanswered = 0;
+  for (const refund of exhausted) if (await markRefundUnanswered(deps.db, deps, refund.id)) unanswered += 1;
+  for (const refund of resend) {
+    const target = await refundTarget(deps.db, refund.id);
+    if (target) await sendReversal(deps, target.refund, target.payment);
+  }
+  return { resent: resend.length, unanswered };
+}
+
+// ------------------------------------------------------------------------------------------------
+// Receipts recovered by Transaction Status
+// ------------------------------------------------------------------------------------------------
+
+/**
+ * Query-settled payments still without their receipt after MPESA_RECEIPT_LOOKUP_AFTER_MS are looked
+ * up by Transaction Status with the prompt's ids: whether M-Pesa takes an STK push's
+ * CheckoutRequestID or its MerchantRequestID as the OriginalConversationID is not documented, so
+ * the attempts alternate between the two, a bounded number of times. Without an answer the payment
+ * stays listed as "receipt missing" for the admin.
+ */
+export async function lookUpMissingReceipts(deps: PaymentDeps): Promise<number> {
+  const { initiator, db } = deps;
+  if (!initiator.credentials) return 0;
+  const claimed = await db
+    .update(mpesaPayments)
+    .set({ receiptLookups: sql`${mpesaPayments.receiptLookups} + 1`, receiptLookupAt: sql`now()` })
+    .where(
+      inArray(
+        mpesaPayments.id,
+        sql`(SELECT id FROM ${mpesaPayments}
+              WHERE exception = 'receipt_missing' AND receipt IS NULL AND checkout_request_id IS NOT NULL
+                AND status IN ('credited', 'exception')
+                AND created_at < now() - ${initiator.receiptLookupAfterMs} * interval '1 millisecond'
+                AND receipt_lookups < ${initiator.receiptLookupMaxAttempts}
+                AND (receipt_lookup_at IS NULL OR receipt_lookup_at < now() - ${initiator.resultWaitMs} * interval '1 millisecond')
+              ORDER BY created_at
+              LIMIT 10
+              FOR UPDATE SKIP LOCKED)`,
+      ),
+    )
+    .returning();
+  for (const payment of claimed) {
+    const checkoutRequestId = payment.checkoutRequestId as string;
+    let id = checkoutRequestId;
+    // Odd attempts by CheckoutRequestID, even ones by MerchantRequestID (when the prompt has one).
+    if (payment.receiptLookups % 2 === 0) {
+      const [attempt] = await db
+        .select({ merchantRequestId: paymentAttempts.merchantRequestId })
+        .from(paymentAttempts)
+        .where(eq(paymentAttempts.checkoutRequestId, checkoutRequestId));
+      id = attempt?.merchantRequestId || checkoutRequestId;
+    }
+    try {
+      const accepted = await deps.daraja.transactionStatus({
+        initiator: initiator.credentials.name,
+        securityCredential: await initiator.credentials.securityCredential(),
+        originalConversationId: id,
+        partyA: initiator.shortcode,
+        identifierType: initiator.identifierType,
+        resultUrl: initiator.hookUrl('ts', payment.id, 'result'),
+        queueTimeoutUrl: initiator.hookUrl('ts', payment.id, 'timeout'),
+        remarks: 'Receipt of a paid order',
+        occasion: payment.id.slice(0, 8),
+      });
+      deps.log.info({ paymentId: payment.id, lookup: payment.receiptLookups, ...accepted }, 'M-Pesa receipt looked up');
+    } catch (error) {
+      deps.log.warn({ err: error, paymentId: payment.id }, 'M-Pesa receipt lookup could not be sent; will retry');
+      // Not sent: the attempt does not count.
+      await db
+        .update(mpesaPayments)
+        .set({ receiptLookups: sql`greatest(${mpesaPayments.receiptLookups} - 1, 0)` })
+        .where(eq(mpesaPayments.id, payment.id));
+    }
+  }
+  return claimed.length;
+}
+
+/** A Transaction Status Result for a payment whose receipt is missing. */
+async function applyStatusResult(deps: PaymentDeps, paymentId: string, body: string): Promise<string> {
+  const result = parseInitiatorResult(body);
+  if (!result) return 'not_a_result';
+  const receipt = text(result.parameters.get('ReceiptNo'))?.toUpperCase() ?? null;
+  const status = text(result.parameters.get('TransactionStatus'));
+  const amount = Number(result.parameters.get('Amount'));
+  const found = result.resultCode === '0' && status === 'Completed' && receipt !== null && /^[A-Z0-9]{6,20}$/.test(receipt);
+  return deps.db.transaction(async (tx) => {
+    const [payment] = await tx.select().from(mpesaPayments).where(eq(mpesaPayments.id, paymentId)).for('update');
+    if (!payment) return 'unknown_payment';
+    if (payment.receipt !== null) return 'duplicate';
+    if (!found || Math.round(amount * 100) !== payment.amountCents) {
+      // Inconclusive: the next lookup (by the other id) may be sent at once, within the bound.
+      await tx.update(mpesaPayments).set({ receiptLookupAt: null }).where(eq(mpesaPayments.id, paymentId));
+      deps.log.warn(
+        { paymentId, resultCode: result.resultCode, status, receipt },
+        'M-Pesa Transaction Status did not give the receipt',
+      );
+      return 'lookup_inconclusive';
+    }
+    const [elsewhere] = await tx.select({ id: mpesaPayments.id }).from(mpesaPayments).where(eq(mpesaPayments.receipt, receipt));
+    if (elsewhere) return 'receipt_elsewhere';
+    await fillReceipt(tx, deps, payment, {
+      receipt,
+      amountCents: payment.amountCents,
+      phone: null,
+      source: payment.source as PaymentSource,
+      checkoutRequestId: payment.checkoutRequestId,
+      raw: body,
+      transactionAt: parseDarajaDate(result.parameters.get('FinalisedTime')) ?? payment.transactionAt,
+    });
+    return 'receipt_filled';
+  });
+}
+
+// ------------------------------------------------------------------------------------------------
+// Callbacks
+// ------------------------------------------------------------------------------------------------
+
+/** Stores, then acts on, one Result or queue-timeout notice. Never throws for what the body says. */
+export async function receiveInitiatorCallback(
+  deps: PaymentDeps,
+  kind: HookKind,
+  what: 'result' | 'timeout',
+  subjectId: string,
+  body: string,
+  remoteIp: string,
+): Promise<void> {
+  const stored = await storeCallback(deps.db, body, remoteIp, undefined, CALLBACK_KINDS[kind][what], subjectId);
+  try {
+    await processInitiatorCallback(deps, stored);
+  } catch (error) {
+    deps.log.error({ err: error, callbackId: stored.id }, 'M-Pesa result could not be processed; will retry');
+  }
+}
+
+/** Acts on one stored Result or timeout notice; returns what became of it. */
+export async function processInitiatorCallback(
+  deps: PaymentDeps,
+  stored: { id: string; kind: string; body: string; subjectId: string | null },
+): Promise<string> {
+  const outcome = await actOn(deps, stored);
+  await finishCallback(deps.db, stored.id, outcome);
+  return outcome;
+}
+
+async function actOn(deps: PaymentDeps, stored: { kind: string; body: string; subjectId: string | null }): Promise<string> {
+  const subject = stored.subjectId;
+  if (!subject) return 'no_subject';
+  switch (stored.kind) {
+    case CALLBACK_KINDS.rev.timeout: {
+      deps.log.warn({ refundId: subject }, 'M-Pesa reversal timed out in its queue; it will be sent again');
+      return markQueueTimeout(deps.db, subject);
+    }
+    case CALLBACK_KINDS.rev.result: {
+      const result = parseInitiatorResult(stored.body);
+      if (!result) return 'not_a_result';
+      // Correlated by the refund the URL names: every request of one refund reverses one receipt.
+      if (result.resultCode === '0' || result.resultCode === 'R000001') {
+        const reversalReceipt = result.resultCode === '0' ? result.transactionId : null;
+        return completeRefund(deps.db, deps, subject, { resultCode: result.resultCode, reversalReceipt });
+      }
+      return failRefund(deps.db, deps, subject, {
+        resultCode: result.resultCode,
+        reason: reversalFailureReason(result.resultCode, result.resultDesc),
+      });
+    }
+    case CALLBACK_KINDS.ts.timeout: {
+      await deps.db
+        .update(mpesaPayments)
+        .set({ receiptLookupAt: null })
+        .where(and(eq(mpesaPayments.id, subject), isNull(mpesaPayments.receipt)));
+      return 'timeout';
+    }
+    case CALLBACK_KINDS.ts.result:
+      return applyStatusResult(deps, subject, stored.body);
+    default:
+      return 'unknown_kind';
+  }
+}

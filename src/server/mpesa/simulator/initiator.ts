@@ -1,0 +1,383 @@
+/**
+ * The Daraja simulator's initiator APIs (part of the test double in index.ts): Reversal and
+ * Transaction Status. Each validates the request as Daraja does, answers with an acknowledgement,
+ * and later POSTs a Result (or a queue-timeout notice) to the URLs the caller gave.
+ *
+ * SecurityCredential: the simulator makes its own RSA key pair at start and hands out the public
+ * key at GET /__sim/credential-key.pem; a shop in simulator mode encrypts its initiator password
+ * with it exactly as it would with Safaricom's certificate. A credential that does not decode to
+ * the key's size is refused at once (400.002.02 Invalid SecurityCredential); one that decrypts to
+ * the wrong password, or an unknown initiator, gets Result 2001, and 8006 after repeated failures.
+ * Node 20 refuses PKCS#1 v1.5 in privateDecrypt (a Marvin-attack mitigation), so the simulator
+ * decrypts without padding and checks and strips the v1.5 padding itself.
+ *
+ * Outcomes of a reversal follow the simulated ledger: an unknown receipt → R000002, a receipt
+ * already reversed → R000001, a Utility balance below the amount → 1, else the money moves back.
+ * A few payer numbers add faults (ReversalFault in index.ts). Transaction Status finds a receipt by
+ * TransactionID, or by OriginalConversationID: a reversal this simulator started, or an STK push's
+ * CheckoutRequestID or MerchantRequestID (`statusLookupBy`). A transaction it cannot find gets
+ * ResultCode R000002 ("The OriginalTransactionID is invalid.") with no parameters: the real code is
+ * undocumented, and the shop treats any non-zero code alike.
+ */
+import { constants, generateKeyPairSync, type KeyObject, privateDecrypt, randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { isCallbackUrl, isTextOfLength, mpesaReceipt, nairobiTimestamp, numericString, SHORTCODE_PATTERN } from './wire.js';
+
+export type ReversalFault = 'queue_timeout_once' | 'no_result' | 'insufficient_once';
+
+/** A payment as the simulated M-Pesa knows it (index.ts's IssuedReceipt, and its prompt's ids). */
+export interface KnownPayment {
+  receipt: string;
+  amount: number;
+  phone: string;
+  /** The shortcode (or till) it was paid to. */
+  shortcode: string;
+  checkoutRequestId: string;
+  merchantRequestId: string;
+  at: Date;
+}
+
+/** Every Reversal request the simulator accepted, and what came of it. */
+export interface SimulatedReversal {
+  transactionId: string;
+  amount: number;
+  originatorConversationId: string;
+  conversationId: string;
+  /** reversed | already_reversed | failed (with resultCode) | queue_timeout | no_result, once decided. */
+  outcome: 'pending' | 'reversed' | 'already_reversed' | 'failed' | 'queue_timeout' | 'no_result';
+  resultCode: string | null;
+  /** The reversal's own receipt, on success. */
+  reversalReceipt: string | null;
+  at: Date;
+}
+
+/** A Result or queue-timeout notice the simulator POSTed to the caller. */
+export interface ResultDelivery {
+  api: 'reversal' | 'status';
+  to: 'result' | 'timeout';
+  url: string;
+  status: number | null;
+  error?: string;
+  body: unknown;
+  at: Date;
+}
+
+export interface InitiatorContext {
+  /** name → plain password of the API operators the simulated org portal knows. */
+  initiators: Record<string, string>;
+  resultDelayMs: number;
+  /** Which STK id Transaction Status accepts as OriginalConversationID (undocumented on Daraja). */
+  statusLookupBy: 'checkout' | 'merchant' | 'none';
+  lockAfterFailures: number;
+  findPayment(receipt: string): KnownPayment | undefined;
+  findPaymentByStkId(by: 'checkout' | 'merchant', id: string): KnownPayment | undefined;
+  reversalFaultFor(phone: string): ReversalFault | undefined;
+  balances: Map<string, number>;
+  /** Receipts issued so far (payments and reversals), so a new one is never a repeat. */
+  receiptTaken(receipt: string): boolean;
+  schedule(fn: () => void, ms: number): void;
+  post(url: string, body: unknown): Promise<{ status: number | null; error?: string }>;
+  log(msg: string, data?: Record<string, unknown>): void;
+  fail(status: number, errorCode: string, errorMessage: string): Error;
+  send(res: ServerResponse, status: number, body: unknown): void;
+}
+
+const ACCEPTED = 'Accept the service request successfully.';
+const OK_DESC = 'The service request is processed successfully.';
+
+export function createInitiatorApis(ctx: InitiatorContext) {
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const keyBytes = 2048 / 8;
+  const credentialKeyPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  const reversals: SimulatedReversal[] = [];
+  const resultDeliveries: ResultDelivery[] = [];
+  const reversed = new Map<string, string>(); // original receipt → reversal receipt
+  const failures = new Map<string, number>(); // initiator → consecutive credential failures
+  const invalid = (field: string) => ctx.fail(400, '400.002.02', `Bad Request - Invalid ${field}`);
+
+  /** Structurally a credential: base64 of exactly the key's size. Anything else is refused at once. */
+  function checkCredentialShape(value: unknown): string {
+    if (typeof value !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(value)) throw invalid('SecurityCredential');
+    if (Buffer.from(value, 'base64').length !== keyBytes) throw invalid('SecurityCredential');
+    return value;
+  }
+
+  /** 0 when the initiator and its password check out; else the Result code Daraja gives later. */
+  function credentialResult(initiator: string, credential: string): '0' | '2001' | '8006' {
+    if ((failures.get(initiator) ?? 0) >= ctx.lockAfterFailures) return '8006';
+    const expected = ctx.initiators[initiator];
+    const password = decryptCredential(privateKey, credential, keyBytes);
+    if (expected !== undefined && password === expected) {
+      failures.delete(initiator);
+      return '0';
+    }
+    const count = (failures.get(initiator) ?? 0) + 1;
+    failures.set(initiator, count);
+    return count >= ctx.lockAfterFailures ? '8006' : '2001';
+  }
+
+  function ids() {
+    const hex = randomBytes(10).toString('hex');
+    return {
+      originatorConversationId: `${hex.slice(0, 4)}-${hex.slice(4, 8)}-${randomBytes(8).toString('hex')}`,
+      conversationId: `AG_${nairobiTimestamp(new Date()).slice(0, 8)}_${hex}`,
+    };
+  }
+
+  function newReceipt(): string {
+    let receipt = mpesaReceipt(new Date());
+    while (ctx.receiptTaken(receipt) || reversed.has(receipt)) receipt = mpesaReceipt(new Date());
+    return receipt;
+  }
+
+  async function deliver(api: ResultDelivery['api'], to: ResultDelivery['to'], url: string, body: unknown): Promise<void> {
+    const delivery: ResultDelivery = { api, to, url, status: null, body, at: new Date() };
+    const answer = await ctx.post(url, body);
+    delivery.status = answer.status;
+    if (answer.error !== undefined) delivery.error = answer.error;
+    resultDeliveries.push(delivery);
+    ctx.log(`${api}: ${to} sent`, { status: delivery.status, ...(delivery.error !== undefined && { error: delivery.error }) });
+  }
+
+  function resultBody(
+    req: { originatorConversationId: string; conversationId: string },
+    code: string | number,
+    desc: string,
+    transactionId: string,
+    parameters?: { Key: string; Value?: string | number }[],
+    reference?: { Key: string; Value: string },
+  ) {
+    return {
+      Result: {
+        ResultType: 0,
+        ResultCode: code,
+        ResultDesc: desc,
+        OriginatorConversationID: req.originatorConversationId,
+        ConversationID: req.conversationId,
+        TransactionID: transactionId,
+        ...(parameters && { ResultParameters: { ResultParameter: parameters } }),
+        ReferenceData: {
+          ReferenceItem: reference ?? { Key: 'QueueTimeoutURL', Value: 'https://simulator.invalid/reversalresults' },
+        },
+      },
+    };
+  }
+
+  /** Initiator, SecurityCredential, ResultURL, QueueTimeOutURL and Remarks, as every initiator call has them. */
+  function commonFields(body: Record<string, unknown>, remarksMin: number) {
+    const initiator = body.Initiator;
+    if (typeof initiator !== 'string' || initiator.trim() === '') throw invalid('Initiator');
+    const credential = checkCredentialShape(body.SecurityCredential);
+    if (!isCallbackUrl(body.ResultURL)) throw invalid('ResultURL');
+    if (!isCallbackUrl(body.QueueTimeOutURL)) throw invalid('QueueTimeOutURL');
+    if (!isTextOfLength(body.Remarks, remarksMin, 100)) throw invalid('Remarks');
+    return { initiator, credential, resultUrl: body.ResultURL, timeoutUrl: body.QueueTimeOutURL };
+  }
+
+  // --- Reversal ------------------------------------------------------------------------------
+
+  function handleReversal(body: Record<string, unknown>, res: ServerResponse): void {
+    if (body.CommandID !== 'TransactionReversal') throw invalid('CommandID');
+    // Daraja's field is misspelt; the correct spelling is refused as if the field were missing.
+    if (body.RecieverIdentifierType === undefined) throw invalid('RecieverIdentifierType');
+    const identifierType = numericString(body.RecieverIdentifierType);
+    if (identifierType !== '11' && identifierType !== '4') throw invalid('RecieverIdentifierType');
+    const { initiator, credential, resultUrl, timeoutUrl } = commonFields(body, 2);
+    const transactionId = body.TransactionID;
+    if (typeof transactionId !== 'string' || !/^[A-Z0-9]{10}$/.test(transactionId)) throw invalid('TransactionID');
+    const amountText = typeof body.Amount === 'number' ? String(body.Amount) : body.Amount;
+    if (typeof amountText !== 'string' || !/^\d+(\.\d{1,2})?$/.test(amountText) || Number(amountText) <= 0)
+      throw invalid('Amount');
+    const receiverParty = numericString(body.ReceiverParty);
+    if (receiverParty === null || !SHORTCODE_PATTERN.test(receiverParty)) throw invalid('ReceiverParty');
+
+    const request: SimulatedReversal = {
+      transactionId,
+      amount: Number(amountText),
+      ...ids(),
+      outcome: 'pending',
+      resultCode: null,
+      reversalReceipt: null,
+      at: new Date(),
+    };
+    const earlier = reversals.filter((r) => r.transactionId === transactionId).length;
+    reversals.push(request);
+    ctx.send(res, 200, {
+      OriginatorConversationID: request.originatorConversationId,
+      ConversationID: request.conversationId,
+      ResponseCode: '0',
+      ResponseDescription: ACCEPTED,
+    });
+    ctx.log('reversal: accepted', { transactionId, conversationId: request.conversationId });
+    ctx.schedule(() => {
+      const fail = (code: string, desc: string) => {
+        request.outcome = 'failed';
+        request.resultCode = code;
+        void deliver(
+          'reversal',
+          'result',
+          resultUrl,
+          resultBody(request, /^\d+$/.test(code) ? Number(code) : code, desc, 'SIM0000000'),
+        );
+      };
+      const credentialCode = credentialResult(initiator, credential);
+      if (credentialCode === '2001') return fail('2001', 'The initiator information is invalid.');
+      if (credentialCode === '8006') return fail('8006', 'The security credential is locked.');
+      const payment = ctx.findPayment(transactionId);
+      if (!payment || payment.shortcode !== receiverParty) return fail('R000002', 'The OriginalTransactionID is invalid.');
+      const fault = ctx.reversalFaultFor(payment.phone);
+      if (fault === 'no_result') {
+        request.outcome = 'no_result';
+        return;
+      }
+      if (fault === 'queue_timeout_once' && earlier === 0) {
+        request.outcome = 'queue_timeout';
+        void deliver('reversal', 'timeout', timeoutUrl, resultBody(request, 'SVC0001', 'Request timed out in the queue.', ''));
+        return;
+      }
+      if (fault === 'insufficient_once' && earlier === 0) return fail('1', 'The balance is insufficient for the transaction.');
+      if (reversed.has(transactionId)) {
+        request.outcome = 'already_reversed';
+        request.resultCode = 'R000001';
+        void deliver(
+          'reversal',
+          'result',
+          resultUrl,
+          resultBody(request, 'R000001', 'The transaction has already been reversed.', 'SIM0000000'),
+        );
+        return;
+      }
+      if (request.amount !== payment.amount)
+        return fail('R000002', 'The amount is invalid: only the whole amount of a transaction can be reversed.');
+      const balance = ctx.balances.get(payment.shortcode) ?? 0;
+      if (balance < payment.amount) return fail('1', 'The balance is insufficient for the transaction.');
+      // The money goes back to the customer.
+      const left = balance - payment.amount;
+      ctx.balances.set(payment.shortcode, left);
+      const receipt = newReceipt();
+      reversed.set(transactionId, receipt);
+      request.outcome = 'reversed';
+      request.resultCode = '0';
+      request.reversalReceipt = receipt;
+      ctx.log('reversal: reversed', { transactionId, reversal: receipt, amount: payment.amount });
+      void deliver(
+        'reversal',
+        'result',
+        resultUrl,
+        resultBody(request, 0, OK_DESC, receipt, [
+          { Key: 'DebitAccountBalance', Value: `Utility Account|KES|${left.toFixed(2)}|${left.toFixed(2)}|0.00|0.00` },
+          { Key: 'Amount', Value: payment.amount },
+          { Key: 'TransCompletedTime', Value: Number(nairobiTimestamp(new Date())) },
+          { Key: 'OriginalTransactionID', Value: transactionId },
+          { Key: 'Charge', Value: 0 },
+          { Key: 'CreditPartyPublicName', Value: `${payment.phone} - JOHN DOE` },
+          { Key: 'DebitPartyPublicName', Value: `${payment.shortcode} - Duka Demo Shop` },
+        ]),
+      );
+    }, ctx.resultDelayMs);
+  }
+
+  // --- Transaction Status --------------------------------------------------------------------
+
+  function handleStatus(body: Record<string, unknown>, res: ServerResponse): void {
+    // The portal's sample writes some keys with spaces; Daraja itself takes them without.
+    if ('Transaction ID' in body || 'Command ID' in body) throw ctx.fail(400, '400.002.05', 'Invalid Request Payload');
+    if (body.CommandID !== 'TransactionStatusQuery') throw invalid('CommandID');
+    const { initiator, credential, resultUrl } = commonFields(body, 1);
+    const byReceipt = typeof body.TransactionID === 'string' && body.TransactionID !== '';
+    const byConversation = typeof body.OriginalConversationID === 'string' && body.OriginalConversationID !== '';
+    if (byReceipt === byConversation) throw invalid('TransactionID');
+    const partyA = numericString(body.PartyA);
+    if (partyA === null) throw invalid('PartyA');
+    const identifierType = numericString(body.IdentifierType);
+    if (identifierType !== '1' && identifierType !== '2' && identifierType !== '4') throw invalid('IdentifierType');
+    const occasion = typeof body.Occasion === 'string' ? body.Occasion : '';
+    const request = ids();
+    ctx.send(res, 200, {
+      OriginatorConversationID: request.originatorConversationId,
+      ConversationID: request.conversationId,
+      ResponseCode: '0',
+      ResponseDescription: ACCEPTED,
+    });
+    const wanted = (byReceipt ? body.TransactionID : body.OriginalConversationID) as string;
+    ctx.schedule(() => {
+      const credentialCode = credentialResult(initiator, credential);
+      if (credentialCode !== '0') {
+        const desc = credentialCode === '2001' ? 'The initiator information is invalid.' : 'The security credential is locked.';
+        void deliver('status', 'result', resultUrl, resultBody(request, Number(credentialCode), desc, 'SIM0000000'));
+        return;
+      }
+      const payment = byReceipt ? ctx.findPayment(wanted) : findByConversation(wanted);
+      if (!payment) {
+        void deliver(
+          'status',
+          'result',
+          resultUrl,
+          resultBody(request, 'R000002', 'The OriginalTransactionID is invalid.', 'SIM0000000'),
+        );
+        return;
+      }
+      const stamp = Number(nairobiTimestamp(payment.at));
+      void deliver(
+        'status',
+        'result',
+        resultUrl,
+        resultBody(
+          request,
+          0,
+          OK_DESC,
+          'SIM0000000',
+          [
+            { Key: 'DebitPartyName', Value: `${payment.phone} - JOHN DOE` },
+            { Key: 'CreditPartyName', Value: `${payment.shortcode} - Duka Demo Shop` },
+            { Key: 'InitiatedTime', Value: stamp },
+            { Key: 'FinalisedTime', Value: stamp },
+            { Key: 'DebitAccountType', Value: 'MMF Account For Customer' },
+            { Key: 'DebitPartyCharges' },
+            { Key: 'TransactionReason' },
+            { Key: 'ReasonType', Value: 'Pay Bill Online' },
+            { Key: 'TransactionStatus', Value: 'Completed' },
+            { Key: 'Amount', Value: payment.amount },
+            { Key: 'ReceiptNo', Value: payment.receipt },
+          ],
+          { Key: 'Occasion', Value: occasion },
+        ),
+      );
+    }, ctx.resultDelayMs);
+  }
+
+  function findByConversation(id: string): KnownPayment | undefined {
+    const reversal = reversals.find((r) => r.originatorConversationId === id && r.reversalReceipt !== null);
+    if (reversal) return ctx.findPayment(reversal.transactionId);
+    if (ctx.statusLookupBy === 'none') return undefined;
+    return ctx.findPaymentByStkId(ctx.statusLookupBy, id);
+  }
+
+  return {
+    credentialKeyPem,
+    reversals,
+    resultDeliveries,
+    handleReversal,
+    handleStatus,
+    isReversed: (r: string) => reversed.has(r),
+  };
+}
+
+/**
+ * RSA decryption of a PKCS#1 v1.5 (type 2) block, done as raw RSA plus a padding check: Node 20's
+ * privateDecrypt refuses the v1.5 padding itself. Null when the block is not well formed. Timing
+ * leaks do not matter in a test double.
+ */
+function decryptCredential(key: KeyObject, credential: string, keyBytes: number): string | null {
+  let block: Buffer;
+  try {
+    block = privateDecrypt({ key, padding: constants.RSA_NO_PADDING }, Buffer.from(credential, 'base64'));
+  } catch {
+    return null;
+  }
+  if (block.length !== keyBytes || block[0] !== 0x00 || block[1] !== 0x02) return null;
+  const separator = block.indexOf(0x00, 2);
+  // At least 8 bytes of non-zero padding.
+  if (separator < 10) return null;
+  return block.subarray(separator + 1).toString('utf8');
+}
