@@ -60,8 +60,20 @@ export const paymentException = z.enum([
   'overpaid',
   'receipt_missing',
   'unconfirmed',
+  'refund_unanswered',
 ]);
 export type PaymentException = z.infer<typeof paymentException>;
+
+/** The latest refund asked for a payment (an M-Pesa reversal of the whole payment). */
+export const paymentRefund = z.object({
+  requestedAt: z.string(),
+  /** When M-Pesa's result said the money went back; null until then. */
+  completedAt: z.string().nullable(),
+  /** M-Pesa's reason when the reversal failed; the payment may be refunded again. */
+  failureReason: z.string().nullable(),
+  failedAt: z.string().nullable(),
+});
+export type PaymentRefund = z.infer<typeof paymentRefund>;
 
 export const ledgerPayment = z.object({
   _id: z.string(),
@@ -79,6 +91,7 @@ export const ledgerPayment = z.object({
   receivedAt: z.string(),
   /** The admin's note when an exception was resolved. */
   note: z.string().nullable(),
+  refund: paymentRefund.nullable(),
 });
 export type LedgerPayment = z.infer<typeof ledgerPayment>;
 
@@ -154,6 +167,8 @@ export const paymentStatus = z.object({
   till: tillDetails.nullable().optional(),
   /** A demo shop (M-Pesa simulator) only: the order page may make a Paybill payment for the shopper. */
   paybillSimulator: z.boolean(),
+  /** When the money that paid this order was all refunded (the order is unpaid again); else null. */
+  refundedAt: z.string().nullable(),
 });
 
 /** A demo shop's "Simulate a Paybill payment": from this phone (the sandbox's test number if none). */

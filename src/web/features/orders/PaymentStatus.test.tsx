@@ -48,6 +48,7 @@ const ledgerPayment = (over: Partial<LedgerPayment>): LedgerPayment => ({
   exception: null,
   receivedAt: '2026-11-24T08:39:41.000Z',
   note: null,
+  refund: null,
   ...over,
 });
 
@@ -62,6 +63,7 @@ const status = (over: Partial<PaymentStatusBody> = {}): PaymentStatusBody => ({
   payments: [],
   amountPaid: 0,
   paybillSimulator: false,
+  refundedAt: null,
   ...over,
 });
 
