@@ -118,8 +118,7 @@ describe('the ledger’s words', () => {
       receipt_missing: 'Settled by the status query; the M-Pesa receipt has not arrived yet.',
       unconfirmed:
         'M-Pesa’s status check did not confirm this payment. Find the receipt on your M-Pesa statement before acting on it.',
-      refund_unanswered:
-        'M-Pesa never answered the refund. Check your M-Pesa statement for the reversal before refunding again.',
+      refund_unanswered: 'M-Pesa never answered the refund. Check your M-Pesa statement for the reversal before refunding again.',
     });
   });
 
