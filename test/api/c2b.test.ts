@@ -9,6 +9,7 @@ import type { ApiClient } from '../support/client.js';
 import { createProduct, expectClientError, placeOrder } from '../support/fixtures.js';
 import { freePort } from '../support/ports.js';
 import { startTestShop, type TestShop } from '../support/shop.js';
+import { payByPaybillCommand } from '../support/simulator.js';
 
 /**
  * Lipa na M-Pesa by Paybill and Till (C2B). The test plays Daraja: it posts confirmations and
@@ -241,23 +242,12 @@ describe('a demo shop pays by Paybill through its simulator', () => {
 
   it("pays from the simulator's command line, as the README shows, with the order number as the account", async () => {
     const { shopper, order, due } = await unpaidOrder(640);
-    const cli = await promisify(execFile)(process.execPath, [
-      '--import',
-      'tsx',
-      'src/server/mpesa/simulator/cli.ts',
-      'pay',
-      '--url',
-      simulatorUrl,
-      '--account',
-      order.orderNumber.toLowerCase(),
-      '--amount',
-      String(due),
-      '--phone',
-      '0712345678',
-    ]);
-    expect(cli.stdout).toContain(
-      `Paid Ksh ${due} from 254712345678 to Paybill 174379, account ${order.orderNumber.toLowerCase()}`,
-    );
+    const printed = await payByPaybillCommand(simulatorUrl, {
+      account: order.orderNumber.toLowerCase(),
+      amount: due,
+      phone: '0712345678',
+    });
+    expect(printed).toContain(`Paid Ksh ${due} from 254712345678 to Paybill 174379, account ${order.orderNumber.toLowerCase()}`);
     const paid = await statusOnce(shopper, order._id, (status) => status.isPaid);
     expect(paid).toMatchObject({ isPaid: true, amountPaid: due });
     // A bad amount is refused before anything is paid.

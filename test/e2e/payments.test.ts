@@ -6,10 +6,13 @@ import { webDistDir } from '../../src/server/paths.js';
 import { nairobiDay } from '../../src/shared/dates.js';
 import { formatKsh } from '../../src/shared/money.js';
 import type { Order } from '../../src/shared/schemas/orders.js';
+import type { LedgerPayment, PaymentStatus } from '../../src/shared/schemas/payments.js';
 import type { ProductPage } from '../../src/shared/schemas/products.js';
 import type { ApiClient } from '../support/client.js';
 import { NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
+import { freePort } from '../support/ports.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestShop, type TestShop } from '../support/shop.js';
+import { payByPaybillCommand } from '../support/simulator.js';
 import { launchBrowser, newVisitor, PHONE, screenshotBoth, signIn } from './support/browser.js';
 
 /**
@@ -25,13 +28,20 @@ const CASE_TIMEOUT_MS = 90_000;
 let shop: TestShop;
 let browser: Browser;
 let productId: string;
+/** The shop's own simulator listens here, for its command line. */
+let simulatorPort: number;
 
 beforeAll(async () => {
+  simulatorPort = await freePort();
   if (!fs.existsSync(path.join(webDistDir, 'index.html'))) {
     throw new Error('dist/web is not built: npm test builds it first (vite build)');
   }
   [shop, browser] = await Promise.all([
-    startTestShop({ WEB_DIR: webDistDir, MPESA_SIMULATOR_DELAY_MS: String(SIMULATOR_DELAY_MS) }),
+    startTestShop({
+      WEB_DIR: webDistDir,
+      MPESA_SIMULATOR_DELAY_MS: String(SIMULATOR_DELAY_MS),
+      MPESA_SIMULATOR_PORT: String(simulatorPort),
+    }),
     launchBrowser(),
   ]);
   const catalogue = (await shop.client().get<ProductPage>('/api/products')).body;
@@ -222,5 +232,63 @@ describe('a shopper whose prompt never came pays by Paybill (demo shop)', () => 
     await screenshotBoth(page, 'order-paid-by-paybill');
     expect(problems).toEqual([]);
     await context.close();
+  });
+
+  it('pays twice by Paybill; the admin refunds the second payment, then the first, and the order is unpaid again and says so', {
+    timeout: CASE_TIMEOUT_MS * 2,
+  }, async () => {
+    const { shopper, order, page, problems, context } = await shopperWithOrder();
+    const due = Math.ceil(order.totalPrice);
+    const simulatorUrl = `http://127.0.0.1:${simulatorPort}`;
+    const statusOf = async () => (await shopper.get<PaymentStatus>(`/api/orders/${order._id}/payment`)).body;
+    // The shopper pays from the M-Pesa menu, and again from another phone: the second is a double payment.
+    await payByPaybillCommand(simulatorUrl, { account: order.orderNumber, amount: due, phone: '0712345678' });
+    await expect.poll(async () => (await statusOf()).isPaid, { timeout: SETTLED_WITHIN_MS }).toBe(true);
+    await payByPaybillCommand(simulatorUrl, { account: order.orderNumber, amount: due, phone: '0722000111' });
+    await expect
+      .poll(async () => (await statusOf()).payments.map((p) => p.exception ?? p.status).sort(), { timeout: SETTLED_WITHIN_MS })
+      .toEqual(['credited', 'double_payment']);
+    const { payments } = await statusOf();
+    const first = payments.find((p) => p.status === 'credited') as LedgerPayment;
+    const second = payments.find((p) => p.exception === 'double_payment') as LedgerPayment;
+
+    // The admin refunds the double payment from the Payments screen, on a phone.
+    const admin = await newVisitor(browser, shop, PHONE);
+    await signIn(admin.page, ADMIN_EMAIL, ADMIN_PASSWORD);
+    const refund = async (receipt: string) => {
+      await admin.page.goto('/admin/payments');
+      const card = admin.page.getByTestId('ledger-payment').filter({ hasText: receipt });
+      await card.getByRole('button', { name: 'Refund' }).click();
+      const dialog = admin.page.getByRole('dialog');
+      await expect.poll(() => dialog.getByText(`(receipt ${receipt})`, { exact: false }).isVisible()).toBe(true);
+      await dialog.getByRole('button', { name: 'Refund' }).click();
+      await expect.poll(() => admin.page.getByText('Refund sent to M-Pesa').first().isVisible()).toBe(true);
+      // M-Pesa's result comes by callback; the screen follows it without a reload.
+      await expect.poll(() => card.getByText(/^Refunded on /).isVisible(), { timeout: SETTLED_WITHIN_MS }).toBe(true);
+      expect(await card.getByText('Refunded', { exact: true }).isVisible()).toBe(true);
+      expect(await card.getByRole('button', { name: 'Refund' }).count()).toBe(0);
+      return card;
+    };
+    await refund(second.receipt as string);
+    await screenshotBoth(admin.page, 'admin-payments-refunded');
+    // One refund of two: the order is still paid by the first payment.
+    expect((await shopper.get<Order>(`/api/orders/${order._id}`)).body.isPaid).toBe(true);
+
+    // The first payment refunded too: nothing pays the order any more.
+    await refund(first.receipt as string);
+    const after = await statusOf();
+    expect(after.isPaid).toBe(false);
+    expect(after.refundedAt).not.toBeNull();
+    expect(after.paybill?.amount).toBe(due);
+    expect(after.payments.map((p) => p.status)).toEqual(['refunded', 'refunded']);
+
+    // The shopper's order page says so, and offers the ways to pay again.
+    await page.goto(`/order/${order._id}`);
+    await expect.poll(() => page.getByText(/^Refunded on \d{4}-\d{2}-\d{2}/).isVisible()).toBe(true);
+    expect(await page.getByText('Not Paid', { exact: true }).isVisible()).toBe(true);
+    expect(await page.getByRole('heading', { name: 'Or pay with M-Pesa Paybill' }).isVisible()).toBe(true);
+    await screenshotBoth(page, 'order-refunded');
+    expect([...problems, ...admin.problems]).toEqual([]);
+    await Promise.all([context.close(), admin.context.close()]);
   });
 });

@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { SANDBOX_PASSKEY, SANDBOX_SHORTCODE } from '../../src/server/mpesa/daraja-client.js';
 import { type DarajaSimulator, type SimulatorOptions, startDarajaSimulator } from '../../src/server/mpesa/simulator/index.js';
 
@@ -16,4 +18,29 @@ export function startShopSimulator(
     passkey: SANDBOX_PASSKEY,
     ...timing,
   });
+}
+
+/**
+ * A Paybill payment made the way the README shows a person making one in the demo: the simulator's
+ * command line, against the simulator at `simulatorUrl`. Resolves with what the command printed.
+ */
+export async function payByPaybillCommand(
+  simulatorUrl: string,
+  payment: { account: string; amount: number; phone: string },
+): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, [
+    '--import',
+    'tsx',
+    'src/server/mpesa/simulator/cli.ts',
+    'pay',
+    '--url',
+    simulatorUrl,
+    '--account',
+    payment.account,
+    '--amount',
+    String(payment.amount),
+    '--phone',
+    payment.phone,
+  ]);
+  return stdout;
 }

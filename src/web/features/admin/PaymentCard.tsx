@@ -12,6 +12,7 @@ import { toastErrors, toastSuccess } from '../../lib/toast';
 import { exceptionReason, isOpenException, receivedTime, SOURCE_LABEL, STATUS_LABEL, STATUS_VARIANT } from '../orders/ledgerText';
 import { useAssignPaymentMutation, useResolvePaymentMutation } from '../orders/paymentsApi';
 import { checkNote, ORDER_ID_HINT, orderIdFrom, orderIdProblem } from './paymentForms';
+import { canRefund, RefundButton, RefundState } from './RefundPayment';
 
 function ButtonSpinner() {
   return <Spinner as="span" animation="border" size="sm" className="me-2" aria-hidden="true" />;
@@ -244,7 +245,13 @@ export default function PaymentCard({ payment }: { payment: LedgerPayment }) {
             {payment.note}
           </p>
         )}
+        <RefundState payment={payment} />
         {open && <ExceptionActions payment={payment} describedBy={headingId} />}
+        {canRefund(payment) && (
+          <div className={open ? 'mt-2' : undefined}>
+            <RefundButton payment={payment} describedBy={headingId} />
+          </div>
+        )}
       </div>
     </article>
   );

@@ -36,7 +36,13 @@ const LEDGER: LedgerPayment[] = [
   payment({ _id: 'p6', receipt: 'SKL4A7K2QF', status: 'resolved', exception: 'double_payment', note: 'Refunded by reversal' }),
   payment({ _id: 'p7', receipt: 'SKL4A7K2QG', source: 'manual', phone: null }),
   payment({ _id: 'p8', receipt: 'SKL4A7K2QH', amount: 600, status: 'credited', exception: 'overpaid', source: 'manual' }),
-  payment({ _id: 'p9', receipt: 'SKL4A7K2QJ', status: 'refund_pending', exception: 'refund_unanswered' }),
+  payment({
+    _id: 'p9',
+    receipt: 'SKL4A7K2QJ',
+    status: 'refund_pending',
+    exception: 'refund_unanswered',
+    refund: { requestedAt: '2026-11-24T09:00:00.000Z', completedAt: null, failureReason: null, failedAt: null },
+  }),
 ];
 
 interface Call {
@@ -160,10 +166,10 @@ describe('PaymentListScreen', () => {
     expect(unmatched.getByRole('button', { name: 'Assign to order' })).toBeTruthy();
     expect(within(cardOf('Receipt missing')).getByText('STK query')).toBeTruthy();
 
-    // Only open exceptions have actions; a resolved one shows its note instead.
+    // Only open exceptions have Assign and Resolve; a resolved one shows its note, and may still be refunded.
     const resolved = within(cardOf('SKL4A7K2QF'));
     expect(resolved.getByText('Refunded by reversal')).toBeTruthy();
-    expect(resolved.queryByRole('button')).toBeNull();
+    expect(resolved.getAllByRole('button').map((b) => b.textContent)).toEqual(['Refund']);
     expect(within(cardOf('SKL4A7K2QG')).getByText('Manual')).toBeTruthy();
     // An overpayment paid its order but is still open: the merchant resolves the difference.
     expect(within(cardOf('SKL4A7K2QH')).getByRole('button', { name: 'Resolve' })).toBeTruthy();
@@ -270,6 +276,66 @@ describe('PaymentListScreen', () => {
     const post = calls.find((c) => c.method === 'POST');
     expect(post?.url.pathname).toBe('/api/admin/payments/p1/resolve');
     expect(post?.body).toEqual({ note: 'Refunded' });
+  });
+
+  it('refunds a payment after a confirmation, then follows the refund until M-Pesa answers', async () => {
+    renderAt('/admin/payments');
+    const card = within(await screen.findByRole('article', { name: 'SKL4A7K2QA' }));
+    // Nothing to reverse without a receipt.
+    expect(within(cardOf('Receipt missing')).queryByRole('button', { name: 'Refund' })).toBeNull();
+
+    const pending = payment({
+      _id: 'p1',
+      receipt: 'SKL4A7K2QA',
+      status: 'refund_pending',
+      exception: 'double_payment',
+      refund: { requestedAt: '2026-11-24T09:00:00.000Z', completedAt: null, failureReason: null, failedAt: null },
+    });
+    answer = (call) =>
+      call.method === 'POST'
+        ? { status: 202, body: pending }
+        : { status: 200, body: { payments: [pending, ...LEDGER.slice(1)], page: 1, pages: 1 } };
+    fireEvent.click(card.getByRole('button', { name: 'Refund' }));
+    const dialog = within(await screen.findByRole('dialog'));
+    expect(dialog.getByText(/reverse the whole payment of Ksh\. 502\.00 \(receipt SKL4A7K2QA\)/)).toBeTruthy();
+    expect(calls.some((c) => c.method === 'POST')).toBe(false);
+    fireEvent.click(dialog.getByRole('button', { name: 'Refund' }));
+    await waitFor(() => expect(calls.some((c) => c.method === 'POST')).toBe(true));
+    expect(calls.find((c) => c.method === 'POST')?.url.pathname).toBe('/api/admin/payments/p1/refund');
+
+    // Pending: no second Refund button, and the ledger is asked again until M-Pesa's result is in.
+    const refreshed = within(await screen.findByRole('article', { name: 'SKL4A7K2QA' }));
+    expect(await refreshed.findByText(/waiting for M-Pesa’s result/)).toBeTruthy();
+    expect(refreshed.queryByRole('button', { name: 'Refund' })).toBeNull();
+    const refunded = {
+      ...pending,
+      status: 'refunded' as const,
+      refund: { ...pending.refund!, completedAt: '2026-11-24T09:00:20.000Z' },
+    };
+    answer = () => ({ status: 200, body: { payments: [refunded, ...LEDGER.slice(1)], page: 1, pages: 1 } });
+    const asked = ledgerCalls().length;
+    await waitFor(() => expect(ledgerCalls().length).toBeGreaterThan(asked), { timeout: 5000 });
+    expect(await within(cardOf('SKL4A7K2QA')).findByText(/Refunded on/)).toBeTruthy();
+  });
+
+  it('shows why a refund failed, and offers it again', async () => {
+    const failed = payment({
+      _id: 'p1',
+      receipt: 'SKL4A7K2QA',
+      status: 'exception',
+      exception: 'double_payment',
+      refund: {
+        requestedAt: '2026-11-24T09:00:00.000Z',
+        completedAt: null,
+        failureReason: 'The merchant account has too little to reverse this payment.',
+        failedAt: '2026-11-24T09:00:20.000Z',
+      },
+    });
+    answer = () => ({ status: 200, body: { payments: [failed], page: 1, pages: 1 } });
+    renderAt('/admin/payments');
+    const card = within(await screen.findByRole('article', { name: 'SKL4A7K2QA' }));
+    expect(card.getByText('Refund failed: The merchant account has too little to reverse this payment.')).toBeTruthy();
+    expect(card.getByRole('button', { name: 'Refund' })).toBeTruthy();
   });
 
   it('records a payment from the M-Pesa statement', async () => {

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import { Link, useSearchParams } from 'react-router';
 import type { LedgerFilter } from '../../../shared/schemas/payments';
@@ -8,7 +8,7 @@ import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import Paginate from '../../components/Paginate';
 import { errorMessage } from '../../lib/errors';
-import { useGetLedgerQuery } from '../orders/paymentsApi';
+import { REFUND_POLL_MS, useGetLedgerQuery } from '../orders/paymentsApi';
 import PaymentCard from './PaymentCard';
 import RecordPaymentForm from './RecordPaymentForm';
 import './payments.css';
@@ -38,7 +38,14 @@ export default function PaymentListScreen() {
   const [searchParams] = useSearchParams();
   const status = filterFrom(searchParams.get('status'));
   const page = pageFrom(searchParams.get('pageNumber'));
-  const { data, isLoading, isFetching, error } = useGetLedgerQuery({ status, pageNumber: page });
+  const [refundsPending, setRefundsPending] = useState(false);
+  // A refund waits for M-Pesa's result: ask again until none on the page is pending.
+  const { data, isLoading, isFetching, error } = useGetLedgerQuery(
+    { status, pageNumber: page },
+    { pollingInterval: refundsPending ? REFUND_POLL_MS : 0 },
+  );
+  const pendingNow = data?.payments.some((p) => p.status === 'refund_pending') ?? false;
+  useEffect(() => setRefundsPending(pendingNow), [pendingNow]);
   const filter = FILTERS.find((f) => f.value === status) ?? FILTERS[0]!;
   // On a phone the manual-entry form would fill the first screen and push the ledger below it:
   // there it opens from a button. From lg up it is always shown (the button is hidden).

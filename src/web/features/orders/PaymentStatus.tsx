@@ -188,6 +188,12 @@ export default function PaymentStatus({ order, canPay, isAdmin = false }: { orde
           <>
             {/* A state to come (the pay box is right there), not an error. */}
             <Message variant="secondary">Not Paid</Message>
+            {status?.refundedAt && (
+              <Message variant="info">
+                Refunded on {nairobiDay(status.refundedAt)}: the M-Pesa payment went back to the payer, and the order is unpaid
+                again.
+              </Message>
+            )}
             {status && <LastAttempt status={status} canPay={canPay} />}
             {error && !status && (
               <p className="small text-body-secondary">Could not check the M-Pesa payment: {errorMessage(error)}</p>

@@ -20,6 +20,9 @@ export const PAYMENT_POLL_MS = 2000;
  */
 export const PAYBILL_POLL_MS = 5000;
 
+/** How often the ledger is asked again while a refund on it waits for M-Pesa's result. */
+export const REFUND_POLL_MS = 3000;
+
 /** How often an admin's menu asks how many payments wait for them. */
 export const LEDGER_SUMMARY_POLL_MS = 60_000;
 
@@ -96,6 +99,14 @@ export const paymentsApi = api.enhanceEndpoints({ addTagTypes: ['Payment', 'Ledg
       query: ({ id, note }) => ({ url: `/admin/payments/${id}/resolve`, method: 'POST', body: { note } }),
       invalidatesTags: (result) => afterLedgerChange(result?.orderId),
     }),
+    /**
+     * The whole payment sent back by M-Pesa reversal (POST /api/admin/payments/{id}/refund): the
+     * answer is the payment as refund_pending; M-Pesa's result comes later.
+     */
+    refundPayment: build.mutation<LedgerPayment, { id: string; orderId: string | null }>({
+      query: ({ id }) => ({ url: `/admin/payments/${id}/refund`, method: 'POST' }),
+      invalidatesTags: (_result, _error, { orderId }) => afterLedgerChange(orderId),
+    }),
     /** A payment from the merchant's M-Pesa statement, entered by an admin with its receipt. */
     recordPayment: build.mutation<LedgerPayment, ManualPaymentBody>({
       query: (body) => ({ url: '/admin/payments', method: 'POST', body }),
@@ -111,5 +122,6 @@ export const {
   useGetLedgerSummaryQuery,
   useAssignPaymentMutation,
   useResolvePaymentMutation,
+  useRefundPaymentMutation,
   useRecordPaymentMutation,
 } = paymentsApi;
