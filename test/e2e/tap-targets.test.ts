@@ -68,6 +68,12 @@ describe('tap targets on a 360 px phone', () => {
 
     await open('/', () => page.getByRole('heading', { name: 'Latest Products' }).isVisible());
     await open('/page/2', () => page.getByRole('heading', { name: 'Latest Products' }).isVisible());
+    // A category with a sort and a price range: the chips, the sort, the price fields and Apply.
+    await open(
+      `/category/${encodeURIComponent(product.category)}?sort=price_asc&minPrice=1`,
+      async () =>
+        (await page.getByLabel('Sort by').inputValue()) === 'price_asc' && (await page.locator('.product-card').count()) > 0,
+    );
     await open(`/products/${product._id}`, () => page.getByRole('heading', { name: product.name }).isVisible());
     await open('/login', () => page.getByRole('button', { name: 'Sign In' }).isVisible());
     await open('/register', () => page.getByRole('button', { name: 'Sign Up' }).isVisible());
