@@ -152,4 +152,17 @@ describe('browsing by category, sort and price on a phone', () => {
     await expect.poll(() => pricesOnScreen(page)).toEqual(newestFirst);
     expect(problems).toEqual([]);
   });
+
+  it('a category whose name holds a slash or an ampersand opens from its encoded address', async () => {
+    const admin = await shop.admin();
+    const radio = await createProduct(admin, { name: 'Pocket Radio', category: 'TV/Audio & Sound', price: 1999 });
+    const { page, problems } = await newVisitor(browser, shop, ADMIN_PHONE);
+    await page.goto(`/category/${encodeURIComponent('tv/audio & sound')}`);
+    await expect.poll(() => page.getByText('TV/Audio & Sound · 1 product').isVisible()).toBe(true);
+    expect(await page.locator('.product-card').allTextContents()).toEqual([expect.stringContaining(radio.name)]);
+    const chip = page.getByRole('navigation', { name: 'Categories' }).getByRole('link', { name: /^TV\/Audio & Sound,/ });
+    expect(await chip.getAttribute('aria-current')).toBe('page');
+    expect(await chip.getAttribute('href')).toBe(`/category/${encodeURIComponent('TV/Audio & Sound')}`);
+    expect(problems).toEqual([]);
+  });
 });
