@@ -92,14 +92,8 @@ export default function HomeScreen() {
       <h1 className="h3 mb-1">Latest Products</h1>
       {data && (keyword || category || range) && (
         <p className="text-body-secondary mb-1" aria-live="polite">
-          {[
-            keyword ? `Results for “${keyword}”` : undefined,
-            category ? categoryName : undefined,
-            range,
-            productsLabel(data.count, data.countCapped),
-          ]
-            .filter(Boolean)
-            .join(' · ')}
+          {keyword ? `Results for “${keyword}”: ` : ''}
+          {[category ? categoryName : undefined, range, productsLabel(data.count, data.countCapped)].filter(Boolean).join(' · ')}
         </p>
       )}
       <ListingControls
