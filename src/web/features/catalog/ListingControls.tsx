@@ -117,7 +117,7 @@ export default function ListingControls({
           value={max}
           onChange={(event) => setMax(event.target.value)}
         />
-        <button type="submit" className="btn btn-outline-success">
+        <button type="submit" className="btn btn-success">
           Apply
         </button>
       </fieldset>
