@@ -46,3 +46,13 @@ export const DASHBOARD_CHART_DAYS = 30;
 
 /** Low-stock products the dashboard names (it counts all of them). */
 export const DASHBOARD_LOW_STOCK_SHOWN = 10;
+
+/**
+ * The orders a shopper may sort a listing by (`sort` of GET /api/products). Without one a listing
+ * is newest first and a search best match first, as they always were.
+ */
+export const PRODUCT_SORTS = ['newest', 'price_asc', 'price_desc', 'rating'] as const;
+export type ProductSort = (typeof PRODUCT_SORTS)[number];
+
+/** A category name is at most this long (the admin's edit form allows no longer). */
+export const CATEGORY_MAX_LENGTH = 100;

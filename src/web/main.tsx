@@ -28,6 +28,7 @@ function initialData(): InitialData {
 const data = initialData();
 if (data.products) store.dispatch(catalogApi.util.upsertQueryData('getProducts', { pageNumber: 1, keyword: '' }, data.products));
 if (data.top) store.dispatch(catalogApi.util.upsertQueryData('getTopProducts', undefined, data.top));
+if (data.categories) store.dispatch(catalogApi.util.upsertQueryData('getCategories', undefined, data.categories));
 
 const productId = /^\/products\/([^/]+)\/?$/.exec(window.location.pathname)?.[1];
 if (data.product && data.product._id === productId) {

@@ -1,6 +1,6 @@
 import type { Product, ProductPage } from '../../shared/schemas/products.js';
 import type { Db } from '../db/client.js';
-import { getProductDetail, listProducts, productsByIds, topProducts } from '../domain/catalog.js';
+import { getProductDetail, type ListQuery, listCategories, listProducts, productsByIds, topProducts } from '../domain/catalog.js';
 import { answerOf, type CachedAnswer, type CatalogCache, toAnswer } from './catalog-cache.js';
 
 /**
@@ -17,8 +17,11 @@ import { answerOf, type CachedAnswer, type CatalogCache, toAnswer } from './cata
  * readers one primary-key read of the products it touched, and every page and search stays cached.
  */
 export interface CatalogAnswers {
-  page(query: { page: number; keyword: string }): Promise<CachedAnswer>;
+  /** A listing page, a search, either narrowed by category and price and in a sort. */
+  page(query: ListQuery): Promise<CachedAnswer>;
   top(): Promise<CachedAnswer>;
+  /** Every category with its product count; under the listing version, like the lists. */
+  categories(): Promise<CachedAnswer>;
   /** Answers AppError 404 for a product that does not exist. */
   detail(id: string): Promise<CachedAnswer>;
 }
@@ -103,12 +106,24 @@ export function catalogAnswers(db: Db, cache: CatalogCache): CatalogAnswers {
   }
 
   return {
-    page: ({ page, keyword }) =>
-      list(`page:${page}:${keyword}`, async () => {
-        const { products, ...rest } = await listProducts(db, { page, keyword });
+    page: (query) => {
+      const canonical = canonicalListQuery(query);
+      return list(listKey(canonical), async () => {
+        const { products, ...rest } = await listProducts(db, canonical);
         return { products, rest };
-      }),
+      });
+    },
     top: () => list('top', async () => ({ products: await topProducts(db) })),
+    categories: async () => {
+      const state = await cache.state();
+      if (!state) return cache.slot(async () => toAnswer(await listCategories(db)));
+      return cache.get(
+        'categories',
+        state.listing,
+        async () => toAnswer(await listCategories(db)),
+        (a) => a.body.length,
+      );
+    },
     detail: async (id) => {
       const state = await cache.state();
       if (!state) return cache.slot(async () => toAnswer(await getProductDetail(db, id)));
@@ -120,4 +135,31 @@ export function catalogAnswers(db: Db, cache: CatalogCache): CatalogAnswers {
       );
     },
   };
+}
+
+/**
+ * The query with every way of asking for the same list made one: the category in lower case (it
+ * matches without regard to case), `newest` for a listing's default order (a search's default is
+ * its best matches, which is no sort), and no bound or filter that is not given.
+ */
+export function canonicalListQuery(query: ListQuery): ListQuery {
+  const sort = query.sort === 'newest' && !query.keyword ? undefined : query.sort;
+  return {
+    page: query.page,
+    keyword: query.keyword,
+    ...(query.category && { category: query.category.toLowerCase() }),
+    ...(sort && { sort }),
+    ...(query.minPrice !== undefined && { minPrice: query.minPrice }),
+    ...(query.maxPrice !== undefined && { maxPrice: query.maxPrice }),
+  };
+}
+
+/**
+ * The cache key of a canonical list query. The plain listing and searches keep the key they had;
+ * a filtered or sorted one is its query as JSON, which no plain key starts like and in which a
+ * keyword or category holding ":" cannot be taken for another query.
+ */
+function listKey(query: ListQuery): string {
+  const { page, keyword, ...filters } = query;
+  return Object.keys(filters).length === 0 ? `page:${page}:${keyword}` : `filtered:${JSON.stringify(query)}`;
 }

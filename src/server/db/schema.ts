@@ -122,6 +122,21 @@ export const products = pgTable(
     check('products_stock_not_negative', sql`${t.countInStock} >= 0`),
     index('products_latest_idx').on(t.createdAt.desc(), t.id.desc()),
     index('products_rating_idx').on(t.rating.desc(), t.numReviews.desc()),
+    // The storefront's sorts and category filter (domain/catalog.ts, sortOrder): each walked
+    // forwards or backwards, so a far page is read from the nearer end. Only published products.
+    index('products_price_order_idx').on(t.priceCents.asc(), t.createdAt.desc(), t.id.desc()).where(sql`${t.isDraft} = false`),
+    index('products_rating_order_idx')
+      .on(t.rating.desc(), t.numReviews.desc(), t.createdAt.desc(), t.id.desc())
+      .where(sql`${t.isDraft} = false`),
+    index('products_category_latest_idx')
+      .on(sql`lower(${t.category})`, t.createdAt.desc(), t.id.desc())
+      .where(sql`${t.isDraft} = false`),
+    index('products_category_price_idx')
+      .on(sql`lower(${t.category})`, t.priceCents.asc(), t.createdAt.desc(), t.id.desc())
+      .where(sql`${t.isDraft} = false`),
+    index('products_category_rating_idx')
+      .on(sql`lower(${t.category})`, t.rating.desc(), t.numReviews.desc(), t.createdAt.desc(), t.id.desc())
+      .where(sql`${t.isDraft} = false`),
     index('products_search_vector_idx').using('gin', t.searchVector),
     index('products_search_name_trgm_idx').using('gin', sql`${t.searchName} gin_trgm_ops`),
     index('products_search_text_trgm_idx').using('gin', sql`${t.searchText} gin_trgm_ops`),

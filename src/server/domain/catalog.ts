@@ -1,8 +1,9 @@
-import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import { PRODUCTS_PAGE_SIZE, SEARCH_RESULTS_CAP, TOP_PRODUCTS_COUNT } from '../../shared/constants.js';
+import { type AnyColumn, and, asc, desc, eq, gte, inArray, lte, type SQL, sql } from 'drizzle-orm';
+import { PRODUCTS_PAGE_SIZE, type ProductSort, SEARCH_RESULTS_CAP, TOP_PRODUCTS_COUNT } from '../../shared/constants.js';
 import { fromCents, toCents } from '../../shared/money.js';
 import type {
   AdminProduct,
+  CategoryCount,
   Product,
   ProductDetail,
   ProductPage,
@@ -95,17 +96,19 @@ const CANDIDATES_PER_KIND = SEARCH_RESULTS_CAP + 1;
  * would need a GiST trigram index; at 100,000 products its nearest-first walk measured several
  * times slower than reading the GIN matches, so it is not used.)
  */
-function keywordSearch(keyword: string): KeywordSearch {
+function keywordSearch(keyword: string, shown: SQL): KeywordSearch {
   const kw = keyword.toLowerCase();
   const pattern = `%${escapeLike(kw)}%`;
   const query = sql`plainto_tsquery('simple', ${kw})`;
+  // The filters (category, price) are applied within each kind, before its limit: a filtered
+  // search ranks the filtered matches, not what is left of the unfiltered candidates.
   return {
     candidates: sql`(
-      (SELECT id FROM ${products} WHERE ${products.searchVector} @@ ${query} AND ${published} LIMIT ${CANDIDATES_PER_KIND})
+      (SELECT id FROM ${products} WHERE ${products.searchVector} @@ ${query} AND ${shown} LIMIT ${CANDIDATES_PER_KIND})
       UNION
-      (SELECT id FROM ${products} WHERE ${products.searchText} LIKE ${pattern} AND ${published} LIMIT ${CANDIDATES_PER_KIND})
+      (SELECT id FROM ${products} WHERE ${products.searchText} LIKE ${pattern} AND ${shown} LIMIT ${CANDIDATES_PER_KIND})
       UNION
-      (SELECT id FROM ${products} WHERE ${products.searchName} %> ${kw} AND ${published} LIMIT ${CANDIDATES_PER_KIND})
+      (SELECT id FROM ${products} WHERE ${products.searchName} %> ${kw} AND ${shown} LIMIT ${CANDIDATES_PER_KIND})
     )`,
     score: sql`(ts_rank(${products.searchVector}, ${query}) + word_similarity(${kw}, ${products.searchName}) + CASE WHEN ${products.searchName} LIKE ${pattern} THEN 1 ELSE 0 END)`,
   };
@@ -118,17 +121,83 @@ interface ListedPage {
   countCapped: boolean;
 }
 
+/** What narrows a storefront list besides its keyword, and its order. */
+export interface ListFilters {
+  /** A category name, matched without regard to case; '' for every category. */
+  category?: string;
+  /** Absent: newest first, or best match first for a keyword. */
+  sort?: ProductSort;
+  /** Price bounds in Ksh, both inclusive. */
+  minPrice?: number;
+  maxPrice?: number;
+}
+
+export interface ListQuery extends ListFilters {
+  page: number;
+  keyword: string;
+}
+
+type Direction = 'asc' | 'desc';
+type OrderKey = [AnyColumn, Direction];
+
 /**
- * One page of products. Work per page stays small at any catalogue size: the newest-first page
- * walks an index, and its total comes from a counter kept by triggers (catalog_stats) rather than
- * counting the table; a search ranks at most its best candidates (see keywordSearch) and counts
- * them in the same pass.
+ * The order of each sort, as its index (schema.ts) lists the rows. Every order ends in created_at
+ * and id, so it is total and a page is a well-defined slice. Read backwards (`reversed`) it is the
+ * same index walked from its other end: a far page of any sort is read from the nearer end.
+ * price_desc is price_asc reversed, so one index serves both; equal prices therefore come newest
+ * first going up and oldest first going down.
  */
-export async function listProducts(db: Db, options: { page: number; keyword: string }): Promise<ProductPage> {
+const NEWEST: OrderKey[] = [
+  [products.createdAt, 'desc'],
+  [products.id, 'desc'],
+];
+const CHEAPEST: OrderKey[] = [[products.priceCents, 'asc'], ...NEWEST];
+const BEST_RATED: OrderKey[] = [[products.rating, 'desc'], [products.numReviews, 'desc'], ...NEWEST];
+
+function sortOrder(sort: ProductSort | undefined): { keys: OrderKey[]; reversed: boolean } {
+  switch (sort) {
+    case 'price_asc':
+      return { keys: CHEAPEST, reversed: false };
+    case 'price_desc':
+      return { keys: CHEAPEST, reversed: true };
+    case 'rating':
+      return { keys: BEST_RATED, reversed: false };
+    default:
+      return { keys: NEWEST, reversed: false };
+  }
+}
+
+/** ORDER BY terms for these keys, as the index has them (NULLS LAST) or walked backwards. */
+function orderTerms(keys: readonly OrderKey[], reversed: boolean): SQL[] {
+  return keys.map(([column, direction]) => {
+    const descending = (direction === 'desc') !== reversed;
+    return sql`${column} ${sql.raw(descending ? 'DESC' : 'ASC')} NULLS ${sql.raw(reversed ? 'FIRST' : 'LAST')}`;
+  });
+}
+
+/** The category as its indexes hold it: lower-case, so "phones" finds "Phones". */
+export const categoryKey = sql`lower(${products.category})`;
+
+/** What a storefront list may show: published products passing the filters. */
+function shownWhere(filters: ListFilters): { where: SQL; filtered: boolean } {
+  const conditions: SQL[] = [published];
+  if (filters.category) conditions.push(sql`${categoryKey} = lower(${filters.category})`);
+  if (filters.minPrice !== undefined) conditions.push(gte(products.priceCents, toCents(filters.minPrice)));
+  if (filters.maxPrice !== undefined) conditions.push(lte(products.priceCents, toCents(filters.maxPrice)));
+  return { where: and(...conditions) ?? published, filtered: conditions.length > 1 };
+}
+
+/**
+ * One page of products. Work per page stays small at any catalogue size: a page of a list walks
+ * the index of its sort (and category), from the nearer end, and the unfiltered total comes from
+ * a counter kept by triggers (catalog_stats) rather than counting the table; a search ranks at
+ * most its best candidates (see keywordSearch) and counts them in the same pass.
+ */
+export async function listProducts(db: Db, options: ListQuery): Promise<ProductPage> {
   const offset = (options.page - 1) * PRODUCTS_PAGE_SIZE;
   const { rows, count, countCapped } = options.keyword
-    ? await searchPage(db, options.keyword, offset)
-    : await latestPage(db, offset);
+    ? await searchPage(db, options.keyword, options, offset)
+    : await orderedPage(db, options, offset);
   return {
     products: rows.map(toProductJson),
     page: options.page,
@@ -140,50 +209,68 @@ export async function listProducts(db: Db, options: { page: number; keyword: str
 }
 
 /**
- * The newest-first page at `offset`. The far half of the list is read from its other end, by the
- * same index walked backwards: the last page (8,334 at 100,000 products) then walks 12 entries,
- * not 100,000. The count comes first (one row kept by triggers) to know which end is nearer.
+ * The page at `offset` of the list in its sort. The far half of the list is read from its other
+ * end, by the same index walked backwards: the last page (8,334 at 100,000 products) then walks 12
+ * entries, not 100,000. The count comes first (one row kept by triggers, or a count through the
+ * filter's index) to know which end is nearer.
  */
-async function latestPage(db: Db, offset: number): Promise<ListedPage> {
-  const [stats] = await db.select({ count: catalogStats.productCount }).from(catalogStats);
-  const count = stats?.count ?? 0;
+async function orderedPage(db: Db, filters: ListFilters, offset: number): Promise<ListedPage> {
+  const { where, filtered } = shownWhere(filters);
+  const count = filtered ? await countWhere(db, where) : await publishedCount(db);
   if (offset >= count) return { rows: [], count, countCapped: false };
   const end = Math.min(offset + PRODUCTS_PAGE_SIZE, count);
+  const { keys, reversed } = sortOrder(filters.sort);
   if (offset <= count - end) {
     const rows = await db
       .select(listedColumns)
       .from(products)
-      .where(published)
-      .orderBy(sql`${products.createdAt} DESC NULLS LAST`, sql`${products.id} DESC NULLS LAST`)
+      .where(where)
+      .orderBy(...orderTerms(keys, reversed))
       .limit(PRODUCTS_PAGE_SIZE)
       .offset(offset);
     return { rows, count, countCapped: false };
   }
-  const oldestFirst = await db
+  const fromOtherEnd = await db
     .select(listedColumns)
     .from(products)
-    .where(published)
-    .orderBy(sql`${products.createdAt} ASC NULLS FIRST`, sql`${products.id} ASC NULLS FIRST`)
+    .where(where)
+    .orderBy(...orderTerms(keys, !reversed))
     .limit(end - offset)
     .offset(count - end);
-  return { rows: oldestFirst.reverse(), count, countCapped: false };
+  return { rows: fromOtherEnd.reverse(), count, countCapped: false };
 }
 
-/** The ranked list is the best SEARCH_RESULTS_CAP candidates; its pages stop there. */
-async function searchPage(db: Db, keyword: string, offset: number): Promise<ListedPage> {
-  const search = keywordSearch(keyword);
+async function publishedCount(db: Db): Promise<number> {
+  const [stats] = await db.select({ count: catalogStats.productCount }).from(catalogStats);
+  return stats?.count ?? 0;
+}
+
+async function countWhere(db: Db, where: SQL): Promise<number> {
+  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(products).where(where);
+  return row?.n ?? 0;
+}
+
+/**
+ * The ranked list is the best SEARCH_RESULTS_CAP candidates; its pages stop there. With a sort,
+ * the candidates are put in that order instead of by how well they match.
+ */
+async function searchPage(db: Db, keyword: string, filters: ListFilters, offset: number): Promise<ListedPage> {
+  const search = keywordSearch(keyword, shownWhere(filters).where);
   const counted = (candidates: number): ListedPage & { rows: [] } => ({
     rows: [],
     count: Math.min(candidates, SEARCH_RESULTS_CAP),
     countCapped: candidates > SEARCH_RESULTS_CAP,
   });
+  const order = filters.sort
+    ? orderTerms(sortOrder(filters.sort).keys, sortOrder(filters.sort).reversed)
+    : [desc(search.score), desc(products.createdAt), desc(products.id)];
   const onPage = Math.min(PRODUCTS_PAGE_SIZE, SEARCH_RESULTS_CAP - offset);
   if (onPage > 0) {
     const rows = await db
       .select({ ...listedColumns, candidates: sql<number>`count(*) OVER ()`.mapWith(Number) })
       .from(products)
       .where(sql`${products.id} IN ${search.candidates}`)
-      .orderBy(desc(search.score), desc(products.createdAt), desc(products.id))
+      .orderBy(...order)
       .limit(onPage)
       .offset(offset);
     const first = rows[0];
@@ -193,6 +280,21 @@ async function searchPage(db: Db, keyword: string, offset: number): Promise<List
   // A page past the last ranked one: the window saw no rows, so count the candidates on their own.
   const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(sql`${search.candidates} AS candidates`);
   return counted(row?.n ?? 0);
+}
+
+/**
+ * Every category with a product the storefront shows, and how many, by name. Names that differ
+ * only in case are one category (as the listing's filter matches them), under its first spelling
+ * in sort order.
+ */
+export async function listCategories(db: Db): Promise<CategoryCount[]> {
+  const rows = await db
+    .select({ name: sql<string>`min(${products.category})`, count: sql<number>`count(*)::int` })
+    .from(products)
+    .where(published)
+    .groupBy(categoryKey)
+    .orderBy(categoryKey);
+  return rows.map((row) => ({ name: row.name, count: Number(row.count) }));
 }
 
 /** The products with these ids as lists show them, by one primary-key read; ids not found are left out. */

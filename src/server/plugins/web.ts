@@ -11,7 +11,7 @@ import { imageSrcSet, imageUrl, isShopImage } from '../../shared/images.js';
 import { INITIAL_DATA_ID, type InitialData } from '../../shared/initialData.js';
 import { CARD_PHOTO_SIZES, DETAIL_PHOTO_SIZES, SLIDE_PHOTO_SIZES } from '../../shared/photoSizes.js';
 import { idParams } from '../../shared/schemas/common.js';
-import type { Product, ProductDetail, ProductPage } from '../../shared/schemas/products.js';
+import type { CategoryCount, Product, ProductDetail, ProductPage } from '../../shared/schemas/products.js';
 import type { CatalogAnswers } from '../cache/catalog-answers.js';
 import type { CachedAnswer } from '../cache/catalog-cache.js';
 import { AppError } from '../errors.js';
@@ -85,7 +85,7 @@ const dataBlock = (data: InitialData) => `<template id="${INITIAL_DATA_ID}">${es
  * Serves the built React app (dist/web): hashed assets precompressed (brotli or gzip) and cached
  * for a year; every other GET that is not an API or file path gets the app's page, never cached,
  * so the app's router shows the screen (or its own 404 screen). The home page and product pages
- * come with their first API data and a preload of their main photo.
+ * come with their first API data (the home page: its listing, top products and categories) and a preload of their main photo.
  */
 export default fp(
   async function webApp(
@@ -193,13 +193,20 @@ export default fp(
       const build = `${indexHtml().length}:${page.mtimeMs}:${manifest.mtimeMs}`;
       const files = () => screenFiles(pathname);
       if (pathname === '/') {
-        const [products, top] = await Promise.all([
+        const [products, top, categories] = await Promise.all([
           answer(() => opts.answers.page({ page: 1, keyword: '' })),
           answer(() => opts.answers.top()),
+          answer(() => opts.answers.categories()),
         ]);
         return {
-          key: `${build}|/|${products?.etag}|${top?.etag}`,
-          head: () => files() + homeData(products && parse<ProductPage>(products), top && parse<Product[]>(top)),
+          key: `${build}|/|${products?.etag}|${top?.etag}|${categories?.etag}`,
+          head: () =>
+            files() +
+            homeData(
+              products && parse<ProductPage>(products),
+              top && parse<Product[]>(top),
+              categories && parse<CategoryCount[]>(categories),
+            ),
         };
       }
       const id = PRODUCT_PAGE.exec(pathname)?.[1];
@@ -219,13 +226,17 @@ export default fp(
       return { key: `${build}|screen|${screen}`, head: files };
     }
 
-    function homeData(products: ProductPage | undefined, top: Product[] | undefined): string {
+    function homeData(
+      products: ProductPage | undefined,
+      top: Product[] | undefined,
+      categories: CategoryCount[] | undefined,
+    ): string {
       const first = products?.products[0];
       const slide = top?.[0];
       return [
         first ? photoPreload(first.image, CARD_PHOTO_SIZES, true) : '',
         slide ? photoPreload(slide.image, SLIDE_PHOTO_SIZES, false) : '',
-        dataBlock({ products, top }),
+        dataBlock({ products, top, categories }),
       ].join('');
     }
 

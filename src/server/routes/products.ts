@@ -6,12 +6,14 @@ import {
   adminProduct,
   adminProductDetail,
   adminProductPage,
+  categoryCount,
   product,
   productListQuery,
   productPage,
   productUpdateBody,
   reviewBody,
   reviewParams,
+  storefrontListQuery,
 } from '../../shared/schemas/products.js';
 import type { CatalogAnswers } from '../cache/catalog-answers.js';
 import type { CachedAnswer } from '../cache/catalog-cache.js';
@@ -50,12 +52,26 @@ const productRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; an
     config: PUBLIC_ANSWER,
     schema: {
       tags,
-      summary: 'A page of products, newest first, or the best matches for a keyword',
-      querystring: productListQuery,
+      summary:
+        'A page of products, newest first, or the best matches for a keyword; narrowed by category and price range, in a sort',
+      querystring: storefrontListQuery,
       response: { 200: productPage, 400: errorBody },
     },
-    handler: async (request, reply) =>
-      sendCached(request, reply, await answers.page({ page: request.query.pageNumber, keyword: request.query.keyword })),
+    handler: async (request, reply) => {
+      const { pageNumber, keyword, category, sort, minPrice, maxPrice } = request.query;
+      return sendCached(request, reply, await answers.page({ page: pageNumber, keyword, category, sort, minPrice, maxPrice }));
+    },
+  });
+
+  // A static path: the router prefers it to /api/products/:id, so "categories" is never taken for an id.
+  app.get('/api/products/categories', {
+    config: PUBLIC_ANSWER,
+    schema: {
+      tags,
+      summary: 'Every category with a product in the storefront, and how many products it has, by name',
+      response: { 200: z.array(categoryCount) },
+    },
+    handler: async (request, reply) => sendCached(request, reply, await answers.categories()),
   });
 
   app.get('/api/products/top', {

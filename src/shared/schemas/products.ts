@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PRODUCTS_PAGE_SIZE } from '../constants.js';
+import { CATEGORY_MAX_LENGTH, PRODUCT_SORTS, PRODUCTS_PAGE_SIZE } from '../constants.js';
 import { formInteger, kshAmount, pageNumberParam, requiredText } from './common.js';
 
 /**
@@ -77,6 +77,39 @@ export const productListQuery = z.object({
   keyword: z.string().trim().max(100, { error: 'Search at most 100 characters' }).default(''),
 });
 export type ProductListQuery = z.infer<typeof productListQuery>;
+
+/** A price bound of the storefront's listing, in Ksh like `price`; empty means none. */
+function priceBound(name: string) {
+  return z.preprocess((v) => (v === '' ? undefined : v), kshAmount(name).optional());
+}
+
+/**
+ * The storefront's listing: the admin's parameters, and a category, an order and a price range,
+ * which all combine with each other and with the keyword (docs/product-rules.md, API).
+ */
+export const storefrontListQuery = productListQuery
+  .extend({
+    category: z
+      .string()
+      .trim()
+      .max(CATEGORY_MAX_LENGTH, { error: `category must be at most ${CATEGORY_MAX_LENGTH} characters` })
+      .default(''),
+    sort: z.preprocess(
+      (v) => (v === '' ? undefined : v),
+      z.enum(PRODUCT_SORTS, { error: `sort must be one of ${PRODUCT_SORTS.join(', ')}` }).optional(),
+    ),
+    minPrice: priceBound('minPrice'),
+    maxPrice: priceBound('maxPrice'),
+  })
+  .refine((q) => q.minPrice === undefined || q.maxPrice === undefined || q.minPrice <= q.maxPrice, {
+    error: 'minPrice cannot be more than maxPrice',
+    path: ['minPrice'],
+  });
+export type StorefrontListQuery = z.infer<typeof storefrontListQuery>;
+
+/** A category of the storefront and how many products it has. */
+export const categoryCount = z.object({ name: z.string(), count: z.number() });
+export type CategoryCount = z.infer<typeof categoryCount>;
 
 /** An image of this shop: one name under /uploads/ (uploaded) or /images/ (the demo catalogue). */
 const SHOP_IMAGE_PATH = /^\/(uploads|images)\/[A-Za-z0-9_-][A-Za-z0-9._-]*$/;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { safeRedirect } from './paths';
+import { filtersFromQuery } from '../features/catalog/ListingControls';
+import { listingQuery, paths, safeRedirect } from './paths';
 
 describe('safeRedirect', () => {
   it('keeps paths of this site', () => {
@@ -32,5 +33,26 @@ describe('safeRedirect', () => {
       '/%E0%A4%A',
     ];
     for (const payload of payloads) expect(safeRedirect(payload), JSON.stringify(payload)).toBe('/');
+  });
+});
+
+describe('category and filter links', () => {
+  it('encodes a category name in its path, and pages after the first', () => {
+    expect(paths.category('Kitchen & Home')).toBe('/category/Kitchen%20%26%20Home');
+    expect(paths.category('TV/Audio', 3)).toBe('/category/TV%2FAudio/page/3');
+    expect(paths.category('Phones', 1)).toBe('/category/Phones');
+  });
+
+  it('writes only the filters given, and reads back what it wrote', () => {
+    expect(listingQuery({})).toBe('');
+    const query = listingQuery({ sort: 'price_desc', minPrice: 250.5, maxPrice: 4000 });
+    expect(query).toBe('?sort=price_desc&minPrice=250.5&maxPrice=4000');
+    expect(filtersFromQuery(new URLSearchParams(query))).toEqual({ sort: 'price_desc', minPrice: 250.5, maxPrice: 4000 });
+  });
+
+  it('leaves out what the API would refuse, and puts a reversed range in order', () => {
+    expect(filtersFromQuery(new URLSearchParams('sort=cheapest&minPrice=-5&maxPrice=abc'))).toEqual({});
+    expect(filtersFromQuery(new URLSearchParams('minPrice=1.234&maxPrice=1e3'))).toEqual({});
+    expect(filtersFromQuery(new URLSearchParams('minPrice=900&maxPrice=100'))).toEqual({ minPrice: 100, maxPrice: 900 });
   });
 });

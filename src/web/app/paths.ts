@@ -1,3 +1,22 @@
+import type { ProductSort } from '../../shared/constants';
+
+/** The listing's order and price range: query parameters, so a link or a reload keeps them. */
+export interface ListingFilters {
+  sort?: ProductSort;
+  minPrice?: number;
+  maxPrice?: number;
+}
+
+/** `?sort=…&minPrice=…&maxPrice=…` of the filters given, or '' for none. */
+export function listingQuery(filters: ListingFilters): string {
+  const query = new URLSearchParams();
+  if (filters.sort) query.set('sort', filters.sort);
+  if (filters.minPrice !== undefined) query.set('minPrice', String(filters.minPrice));
+  if (filters.maxPrice !== undefined) query.set('maxPrice', String(filters.maxPrice));
+  const text = query.toString();
+  return text ? `?${text}` : '';
+}
+
 /** A path as a query value; slashes stay readable, as in the specification's /login?redirect=/shipping. */
 function redirectParam(path: string): string {
   return encodeURIComponent(path).replaceAll('%2F', '/');
@@ -9,6 +28,8 @@ export const paths = {
   page: (page: number) => (page <= 1 ? '/' : `/page/${page}`),
   search: (keyword: string, page = 1) =>
     page <= 1 ? `/search/${encodeURIComponent(keyword)}` : `/search/${encodeURIComponent(keyword)}/page/${page}`,
+  category: (name: string, page = 1) =>
+    page <= 1 ? `/category/${encodeURIComponent(name)}` : `/category/${encodeURIComponent(name)}/page/${page}`,
   product: (id: string) => `/products/${id}`,
   cart: '/cart',
   login: (redirect?: string) => (redirect && redirect !== '/' ? `/login?redirect=${redirectParam(redirect)}` : '/login'),

@@ -67,6 +67,8 @@ export function AppRoutes() {
         <Route path="/page/:pageNumber" element={<HomeScreen />} />
         <Route path="/search/:keyword" element={<HomeScreen />} />
         <Route path="/search/:keyword/page/:pageNumber" element={<HomeScreen />} />
+        <Route path="/category/:category" element={<HomeScreen />} />
+        <Route path="/category/:category/page/:pageNumber" element={<HomeScreen />} />
         <Route path="/products/:id" element={<ProductScreen />} />
         <Route path="/cart" element={<CartScreen />} />
         <Route path="/login" element={<LoginScreen />} />
@@ -124,10 +126,19 @@ const SCREENS: [string, Screen][] = [
   ['/admin/user/:id', UserEditScreen],
 ];
 
+/** The listing's addresses (HomeScreen, in the first bundle): nothing to load ahead for them. */
+const LISTING_PATHS = [
+  '/',
+  '/page/:pageNumber',
+  '/search/:keyword',
+  '/search/:keyword/page/:pageNumber',
+  '/category/:category',
+  '/category/:category/page/:pageNumber',
+];
+
 /** Loads the screen this address shows, if it is loaded lazily (the not-found screen for an unknown one). */
 export function preloadScreen(pathname: string): Promise<void> {
   const screen = SCREENS.find(([path]) => matchPath(path, pathname))?.[1];
   if (screen) return screen.preload();
-  const home = ['/', '/page/:pageNumber', '/search/:keyword', '/search/:keyword/page/:pageNumber'];
-  return home.some((path) => matchPath(path, pathname)) ? Promise.resolve() : NotFoundScreen.preload();
+  return LISTING_PATHS.some((path) => matchPath(path, pathname)) ? Promise.resolve() : NotFoundScreen.preload();
 }

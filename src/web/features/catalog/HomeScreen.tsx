@@ -1,13 +1,15 @@
 import Col from 'react-bootstrap/Col';
 import Row from 'react-bootstrap/Row';
-import { Link, useParams } from 'react-router';
-import { paths } from '../../app/paths';
+import { Link, useLocation, useNavigate, useParams } from 'react-router';
+import { type ListingFilters, listingQuery, paths } from '../../app/paths';
 import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import Paginate from '../../components/Paginate';
 import { errorMessage } from '../../lib/errors';
-import { useGetProductsQuery } from './api';
+import { useGetCategoriesQuery, useGetProductsQuery } from './api';
+import CategoryBar from './CategoryBar';
+import ListingControls, { filtersFromQuery, priceRangeLabel } from './ListingControls';
 import ProductCard from './ProductCard';
 import ProductCarousel from './ProductCarousel';
 
@@ -26,16 +28,53 @@ export function productsLabel(count: number, capped = false): string {
   return count === 1 ? '1 product' : `${count.toLocaleString('en')} products`;
 }
 
-/** The product listing at /, /page/:n, /search/:keyword and /search/:keyword/page/:n (docs/product-rules.md). */
+/**
+ * The product listing at /, /page/:n, /search/:keyword, /search/:keyword/page/:n,
+ * /category/:category and /category/:category/page/:n (docs/product-rules.md), each with the sort
+ * and price range of its query string. The plain home page (no keyword, category or filter) is
+ * the specification's 'Latest Products' with the top-products carousel.
+ */
 export default function HomeScreen() {
   const params = useParams();
+  const location = useLocation();
+  const navigate = useNavigate();
   const pageNumber = pageFromParam(params.pageNumber);
   const keyword = params.keyword?.trim() ?? '';
+  const category = params.category?.trim() ?? '';
+  const filters = filtersFromQuery(new URLSearchParams(location.search));
+  const query = listingQuery(filters);
+  const filtered = query !== '';
+  const { data: categories } = useGetCategoriesQuery();
+  // The name as the shop spells it (the address may differ in case).
+  const categoryName = categories?.find((c) => c.name.toLowerCase() === category.toLowerCase())?.name ?? category;
+
+  /** The address of page n of this list, with its filters. */
+  const pageLink = (n: number, pageFilters: ListingFilters = filters) =>
+    (keyword ? paths.search(keyword, n) : category ? paths.category(categoryName, n) : paths.page(n)) + listingQuery(pageFilters);
 
   // currentData is only this page's result: while another page loads, the spinner shows instead of the old page.
-  const { currentData: data, isFetching, error } = useGetProductsQuery({ pageNumber, keyword });
+  // Filters not given stay out of the argument (see api.ts).
+  const {
+    currentData: data,
+    isFetching,
+    error,
+  } = useGetProductsQuery({
+    pageNumber,
+    keyword,
+    ...(category && { category }),
+    ...filters,
+  });
 
-  const title = keyword ? `Search: ${keyword}` : pageNumber > 1 ? `Latest Products, page ${pageNumber}` : undefined;
+  const title = keyword
+    ? `Search: ${keyword}`
+    : category
+      ? pageNumber > 1
+        ? `${categoryName}, page ${pageNumber}`
+        : categoryName
+      : pageNumber > 1
+        ? `Latest Products, page ${pageNumber}`
+        : undefined;
+  const range = priceRangeLabel(filters);
 
   return (
     <>
@@ -45,15 +84,24 @@ export default function HomeScreen() {
           Go Back
         </Link>
       ) : (
-        <ProductCarousel />
+        !category && !filtered && <ProductCarousel />
       )}
 
+      <CategoryBar current={category} query={query} />
+
       <h1 className="h3 mb-1">Latest Products</h1>
-      {keyword && data && (
+      {data && (keyword || category || range) && (
         <p className="text-body-secondary mb-1" aria-live="polite">
-          Results for “{keyword}”: {productsLabel(data.count, data.countCapped)}
+          {keyword ? `Results for “${keyword}”: ` : ''}
+          {[category ? categoryName : undefined, range, productsLabel(data.count, data.countCapped)].filter(Boolean).join(' · ')}
         </p>
       )}
+      <ListingControls
+        key={location.search}
+        filters={filters}
+        searching={keyword !== ''}
+        onChange={(next) => navigate(pageLink(1, next))}
+      />
 
       {error && !isFetching ? (
         <Message variant="danger">{errorMessage(error)}</Message>
@@ -61,7 +109,14 @@ export default function HomeScreen() {
         <Loader label="Loading products…" />
       ) : data.products.length === 0 ? (
         <div className="mt-3">
-          <EmptyListing keyword={keyword} beyondLastPage={data.count > 0} />
+          <EmptyListing
+            keyword={keyword}
+            category={category ? categoryName : ''}
+            filtered={filtered}
+            firstPage={pageLink(1)}
+            unfiltered={pageLink(1, {})}
+            beyondLastPage={data.count > 0}
+          />
         </div>
       ) : (
         <>
@@ -73,22 +128,43 @@ export default function HomeScreen() {
               </Col>
             ))}
           </Row>
-          <Paginate pages={data.pages} page={data.page} linkTo={(n) => (keyword ? paths.search(keyword, n) : paths.page(n))} />
+          <Paginate pages={data.pages} page={data.page} linkTo={(n) => pageLink(n)} />
         </>
       )}
     </>
   );
 }
 
-/** Nothing to show: a search without matches, a page past the last one, or a shop with no products yet. */
-function EmptyListing({ keyword, beyondLastPage }: { keyword: string; beyondLastPage: boolean }) {
+/** Nothing to show: no match for a search or the filters, a page past the last one, or a shop with no products yet. */
+function EmptyListing(props: {
+  keyword: string;
+  category: string;
+  filtered: boolean;
+  firstPage: string;
+  unfiltered: string;
+  beyondLastPage: boolean;
+}) {
+  const { keyword, category, filtered, firstPage, unfiltered, beyondLastPage } = props;
   if (beyondLastPage) {
     return (
       <Message>
         This page is empty.{' '}
-        <Link to={keyword ? paths.search(keyword) : paths.home} className="alert-link">
+        <Link to={firstPage} className="alert-link">
           Go to the first page
         </Link>
+      </Message>
+    );
+  }
+  if (filtered) {
+    return (
+      <Message>
+        <p className="fw-semibold mb-1">No products match these filters.</p>
+        <p className="mb-0">
+          Try another price range.{' '}
+          <Link to={unfiltered} className="alert-link">
+            Clear filters
+          </Link>
+        </p>
       </Message>
     );
   }
@@ -98,6 +174,18 @@ function EmptyListing({ keyword, beyondLastPage }: { keyword: string; beyondLast
         <p className="fw-semibold mb-1">No products match “{keyword}”.</p>
         <p className="mb-0">
           Check the spelling or try a shorter word, such as a brand or a category.{' '}
+          <Link to={paths.home} className="alert-link">
+            See all products
+          </Link>
+        </p>
+      </Message>
+    );
+  }
+  if (category) {
+    return (
+      <Message>
+        <p className="fw-semibold mb-1">There are no products in “{category}”.</p>
+        <p className="mb-0">
           <Link to={paths.home} className="alert-link">
             See all products
           </Link>

@@ -37,6 +37,12 @@ export default function ProductCard({ product, eager = false, priority = false }
         decoding="async"
         className="product-photo product-card-photo card-img-top"
       />
+      {/* Over the photo's corner: the same place on every card, whatever the name's length. */}
+      {outOfStock && (
+        <Badge bg="secondary" className="product-card-badge fw-semibold">
+          Out of Stock
+        </Badge>
+      )}
       <Card.Body className="d-flex flex-column gap-1 gap-md-2 p-2 p-md-3">
         <Card.Title as="h2" className="h6 mb-0 product-card-name">
           <Link to={paths.product(product._id)} className="stretched-link text-reset text-decoration-none">
@@ -44,13 +50,8 @@ export default function ProductCard({ product, eager = false, priority = false }
           </Link>
         </Card.Title>
         <Rating value={product.rating} text={reviewCount(product.numReviews)} />
-        <div className="mt-auto d-flex align-items-center justify-content-between gap-2 flex-wrap">
+        <div className="mt-auto">
           <Price value={product.price} className="fw-bold product-card-price" />
-          {outOfStock && (
-            <Badge bg="secondary" className="fw-semibold">
-              Out of Stock
-            </Badge>
-          )}
         </div>
       </Card.Body>
     </Card>

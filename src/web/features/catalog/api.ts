@@ -1,16 +1,33 @@
+import type { ProductSort } from '../../../shared/constants';
 import type { MessageBody } from '../../../shared/schemas/common';
-import type { Product, ProductDetail, ProductPage, ReviewBody } from '../../../shared/schemas/products';
+import type { CategoryCount, Product, ProductDetail, ProductPage, ReviewBody } from '../../../shared/schemas/products';
 import { api } from '../../app/api';
+
+/** A listing page's query: GET /api/products takes these parameters by these names. */
+export interface ProductsQuery {
+  pageNumber: number;
+  keyword: string;
+  category?: string;
+  sort?: ProductSort;
+  minPrice?: number;
+  maxPrice?: number;
+}
 
 /** Catalogue and review calls (docs/product-rules.md). */
 export const catalogApi = api.injectEndpoints({
   endpoints: (build) => ({
-    getProducts: build.query<ProductPage, { pageNumber: number; keyword: string }>({
-      query: ({ pageNumber, keyword }) => ({ url: '/products', params: { pageNumber, keyword } }),
+    // Filters not given are left out of the argument, not set undefined: the plain first page's
+    // argument stays { pageNumber: 1, keyword: '' }, under which main.tsx puts the page's own data.
+    getProducts: build.query<ProductPage, ProductsQuery>({
+      query: (params) => ({ url: '/products', params }),
       providesTags: (result) => [
         { type: 'Product', id: 'LIST' },
         ...(result?.products.map((p) => ({ type: 'Product' as const, id: p._id })) ?? []),
       ],
+    }),
+    getCategories: build.query<CategoryCount[], void>({
+      query: () => '/products/categories',
+      providesTags: [{ type: 'Product', id: 'LIST' }],
     }),
     getTopProducts: build.query<Product[], void>({
       query: () => '/products/top',
@@ -39,6 +56,7 @@ export const catalogApi = api.injectEndpoints({
 
 export const {
   useGetProductsQuery,
+  useGetCategoriesQuery,
   useGetTopProductsQuery,
   useGetProductDetailsQuery,
   useCreateReviewMutation,

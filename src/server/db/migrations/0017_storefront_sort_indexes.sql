@@ -1,0 +1,5 @@
+CREATE INDEX "products_price_order_idx" ON "products" USING btree ("price_cents","created_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "products"."is_draft" = false;--> statement-breakpoint
+CREATE INDEX "products_rating_order_idx" ON "products" USING btree ("rating" DESC NULLS LAST,"num_reviews" DESC NULLS LAST,"created_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "products"."is_draft" = false;--> statement-breakpoint
+CREATE INDEX "products_category_latest_idx" ON "products" USING btree (lower("category"),"created_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "products"."is_draft" = false;--> statement-breakpoint
+CREATE INDEX "products_category_price_idx" ON "products" USING btree (lower("category"),"price_cents","created_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "products"."is_draft" = false;--> statement-breakpoint
+CREATE INDEX "products_category_rating_idx" ON "products" USING btree (lower("category"),"rating" DESC NULLS LAST,"num_reviews" DESC NULLS LAST,"created_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "products"."is_draft" = false;

@@ -1,0 +1,52 @@
+import { useEffect, useRef } from 'react';
+import { Link } from 'react-router';
+import { paths } from '../../app/paths';
+import { useGetCategoriesQuery } from './api';
+
+/**
+ * The categories with their counts, and "All". On a phone one row of chips that scrolls sideways
+ * on its own (the page never does); wider screens show them wrapped. The shown one is
+ * aria-current. `query` (sort and price range) goes with every link, so a category keeps them.
+ */
+export default function CategoryBar({ current, query }: { current: string; query: string }) {
+  const { data: categories } = useGetCategoriesQuery();
+  const row = useRef<HTMLUListElement>(null);
+  const shown = current.toLowerCase();
+  // The shown category's chip in view in its row (a phone shows only the first few), without
+  // scrolling the page itself.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: it reads the chips from the DOM, which these two change
+  useEffect(() => {
+    const list = row.current;
+    const chip = list?.querySelector<HTMLElement>('[aria-current="page"]');
+    if (list && chip && list.scrollWidth > list.clientWidth) {
+      list.scrollLeft = chip.offsetLeft - list.offsetLeft - (list.clientWidth - chip.offsetWidth) / 2;
+    }
+  }, [shown, categories]);
+  if (!categories || categories.length === 0) return null;
+  return (
+    <nav aria-label="Categories" className="category-bar mb-2">
+      <ul ref={row} className="category-chips list-unstyled mb-0">
+        <li>
+          <Link to={paths.home + query} className="category-chip" aria-current={shown ? undefined : 'page'}>
+            All
+          </Link>
+        </li>
+        {categories.map((category) => (
+          <li key={category.name}>
+            <Link
+              to={paths.category(category.name) + query}
+              className="category-chip"
+              aria-current={category.name.toLowerCase() === shown ? 'page' : undefined}
+              aria-label={`${category.name}, ${category.count} ${category.count === 1 ? 'product' : 'products'}`}
+            >
+              {category.name}
+              <span className="category-count" aria-hidden="true">
+                {category.count}
+              </span>
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
