@@ -115,6 +115,7 @@ export type LedgerSummary = z.infer<typeof ledgerSummary>;
 const receiptField = z
   .string({ error: 'Enter the M-Pesa receipt number' })
   .trim()
+  .max(40, { error: 'An M-Pesa receipt is 8 to 20 letters and digits, like SKL4A7K2QZ' })
   .toUpperCase()
   .regex(/^[A-Z0-9]{8,20}$/, { error: 'An M-Pesa receipt is 8 to 20 letters and digits, like SKL4A7K2QZ' });
 
