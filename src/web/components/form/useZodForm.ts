@@ -1,5 +1,3 @@
-// First, before any schema parses: no eval under the shop's CSP (see zod-jitless.ts).
-import '../../zod-jitless';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { type DefaultValues, type FieldErrors, type FieldValues, type Resolver, useForm } from 'react-hook-form';
 import type { z } from 'zod';
