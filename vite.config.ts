@@ -58,6 +58,12 @@ function precompress(): Plugin {
 export default defineConfig({
   root: 'src/web',
   plugins: [react(), precompress()],
+  resolve: {
+    // Every `import … from 'zod'` of the web app (its own and src/shared's) goes through
+    // src/web/zod-jitless.ts, which turns zod's eval probe off before any schema is built: the
+    // probe runs when an object schema is constructed, and the CSP reports it (see that file).
+    alias: [{ find: /^zod$/, replacement: path.resolve(import.meta.dirname, 'src/web/zod-jitless.ts') }],
+  },
   css: {
     preprocessorOptions: {
       scss: {

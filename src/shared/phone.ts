@@ -1,6 +1,9 @@
 /** A Safaricom mobile number as M-Pesa takes it: 2547XXXXXXXX or 2541XXXXXXXX. */
 export const MSISDN_PATTERN = /^254[71]\d{8}$/;
 
+/** What a shopper is told when a number is not one normaliseMsisdn takes. */
+export const MSISDN_ERROR = 'Enter a Safaricom number like 0712345678 or +254712345678';
+
 /**
  * Kenyan mobile numbers as M-Pesa takes them: 2547XXXXXXXX or 2541XXXXXXXX (docs/payments.md, Phone numbers).
  * Accepts 07…, 01…, +254…, 254…, 00254… and 7…/1… with spaces, dashes, dots or brackets.

@@ -134,7 +134,7 @@ describe('a shopper pays an order with M-Pesa', () => {
     await page.goto(`/order/${order._id}`);
     await expect.poll(() => page.getByLabel('M-Pesa phone number').isVisible()).toBe(true);
 
-    // A number M-Pesa cannot prompt: the server's message shows as an error toast, and the page stays.
+    // A number M-Pesa cannot prompt: the shared rule's message (the server's own) shows, and the page stays.
     await page.getByLabel('M-Pesa phone number').fill('12345');
     await page.getByRole('button', { name: 'Pay with M-Pesa' }).click();
     await expect.poll(() => page.getByText('Enter a Safaricom number').first().isVisible()).toBe(true);

@@ -1,7 +1,7 @@
 import { and, desc, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { formatKsh } from '../../shared/money.js';
-import { maskMsisdn, normaliseMsisdn } from '../../shared/phone.js';
+import { MSISDN_ERROR, maskMsisdn, normaliseMsisdn } from '../../shared/phone.js';
 import type { PaymentAttempt, PaymentStatus, StkPushBody } from '../../shared/schemas/payments.js';
 import type { Db, Queryable } from '../db/client.js';
 import { mpesaCallbacks, mpesaPayments, orders, paymentAttempts } from '../db/schema.js';
@@ -220,9 +220,7 @@ export async function requestPayment(deps: PaymentDeps, customer: SessionUser, b
   if (!amountPaysOrder(body.Amount, order.totalCents))
     throw badRequest(`The amount to pay for this order is ${formatKsh(due)}`, 'Amount');
   const phone = normaliseMsisdn(body.phoneNumber);
-  if (!phone) {
-    throw badRequest('Enter a Safaricom number like 0712345678 or +254712345678', 'phoneNumber');
-  }
+  if (!phone) throw badRequest(MSISDN_ERROR, 'phoneNumber');
 
   const attemptId = await db.transaction(async (tx) => {
     // One prompt at a time per order: M-Pesa itself refuses a second prompt while one is open.

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_LINE_QTY, MAX_ORDER_LINES } from '../constants.js';
+import { MSISDN_ERROR, normaliseMsisdn } from '../phone.js';
 import { entityId, listKeyword, optionalPageNumber, requiredText } from './common.js';
 
 /** Phone and postal code stay digit strings, so "00100" keeps its zeros. */
@@ -14,14 +15,53 @@ function digits(label: string, min: number, max: number) {
   );
 }
 
+const ADDRESS_LINE_MAX = 100;
+const POSTAL_CODE = { min: 3, max: 10 };
+
 export const shippingAddress = z.object({
-  county: requiredText('County', 100),
+  county: requiredText('County', ADDRESS_LINE_MAX),
   phoneNumber: digits('Phone Number', 9, 15),
-  postalCode: digits('Postal Code', 3, 10),
-  sub_county: requiredText('Sub County', 100),
-  ward: requiredText('Ward', 100),
+  postalCode: digits('Postal Code', POSTAL_CODE.min, POSTAL_CODE.max),
+  sub_county: requiredText('Sub County', ADDRESS_LINE_MAX),
+  ward: requiredText('Ward', ADDRESS_LINE_MAX),
 });
 export type ShippingAddress = z.infer<typeof shippingAddress>;
+
+/** A line of the address as the Shipping screen takes it: trimmed, may be empty. */
+function addressLine(label: string) {
+  return z
+    .string()
+    .trim()
+    .max(ADDRESS_LINE_MAX, { error: `${label} must be at most ${ADDRESS_LINE_MAX} characters` });
+}
+
+const withoutSpaces = (value: string) => value.replace(/\s+/g, '');
+
+/**
+ * The Shipping screen's form (docs/product-rules.md, Validation): no field is required there (Place
+ * Order sends an incomplete address back), but what is typed must be usable. The phone is a Kenyan
+ * mobile number as M-Pesa takes it (src/shared/phone.ts), since the order's payment prompt starts
+ * from it; it is kept as typed, without spaces. Stricter than `shippingAddress`, which the API keeps
+ * as loose as the specification's own client needs.
+ */
+export const shippingAddressForm = z.object({
+  county: addressLine('County'),
+  phoneNumber: z
+    .string()
+    .max(20, { error: MSISDN_ERROR })
+    .transform(withoutSpaces)
+    .refine((value) => value === '' || normaliseMsisdn(value) !== null, { error: MSISDN_ERROR }),
+  postalCode: z
+    .string()
+    .max(POSTAL_CODE.max + 4, { error: `Postal Code must be ${POSTAL_CODE.min} to ${POSTAL_CODE.max} digits` })
+    .transform(withoutSpaces)
+    .refine((value) => value === '' || new RegExp(`^\\d{${POSTAL_CODE.min},${POSTAL_CODE.max}}$`).test(value), {
+      error: `Postal Code must be ${POSTAL_CODE.min} to ${POSTAL_CODE.max} digits`,
+    }),
+  sub_county: addressLine('Sub County'),
+  ward: addressLine('Ward'),
+});
+export type ShippingAddressForm = z.input<typeof shippingAddressForm>;
 
 /** What the client sends per line; prices and names it sends are ignored by the server. */
 export const orderItemInput = z.object({

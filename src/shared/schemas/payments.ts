@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MSISDN_ERROR, normaliseMsisdn } from '../phone.js';
 import { entityId, fromFormText, pageNumberParam } from './common.js';
 
 /**
@@ -17,6 +18,19 @@ export const stkPushBody = z.object({
   ),
 });
 export type StkPushBody = z.infer<typeof stkPushBody>;
+
+/**
+ * The order page's "M-Pesa phone number" form: a number normaliseMsisdn takes (the server checks
+ * it again with the same rule and message), kept as typed, trimmed.
+ */
+export const mpesaNumberForm = z.object({
+  phoneNumber: z
+    .string()
+    .trim()
+    .min(1, { error: 'Enter the M-Pesa phone number' })
+    .max(20, { error: MSISDN_ERROR })
+    .refine((value) => normaliseMsisdn(value) !== null, { error: MSISDN_ERROR }),
+});
 
 export const stkPushResponse = z.object({ msg: z.string(), checkoutRequestId: z.string() });
 export type StkPushResponse = z.infer<typeof stkPushResponse>;
@@ -116,6 +130,7 @@ export type LedgerSummary = z.infer<typeof ledgerSummary>;
 const receiptField = z
   .string({ error: 'Enter the M-Pesa receipt number' })
   .trim()
+  .max(40, { error: 'An M-Pesa receipt is 8 to 20 letters and digits, like SKL4A7K2QZ' })
   .toUpperCase()
   .regex(/^[A-Z0-9]{8,20}$/, { error: 'An M-Pesa receipt is 8 to 20 letters and digits, like SKL4A7K2QZ' });
 

@@ -161,6 +161,16 @@ export const reviewBody = z.object({
 });
 export type ReviewBody = z.infer<typeof reviewBody>;
 
+/** The review form: the rating is a choice, and choosing none has its own message (docs/product-rules.md, Validation). */
+export const reviewForm = z.object({
+  rating: z
+    .string()
+    .min(1, { error: 'Please select a review' })
+    .transform((choice): unknown => choice)
+    .pipe(reviewBody.shape.rating),
+  comment: reviewBody.shape.comment,
+});
+
 export const reviewParams = z.object({
   id: z.uuid({ error: 'Not a valid id' }),
   reviewId: z.uuid({ error: 'Not a valid id' }),

@@ -25,7 +25,7 @@ export const newPassword = z
   .max(PASSWORD_MAX_LENGTH, { error: `Password must be at most ${PASSWORD_MAX_LENGTH} characters` });
 
 /** An optional new password: empty or absent means "leave it unchanged" (docs/product-rules.md, Validation: User edit). */
-const optionalNewPassword = z.preprocess((v) => (v === '' || v === null ? undefined : v), newPassword.optional());
+export const optionalNewPassword = z.preprocess((v) => (v === '' || v === null ? undefined : v), newPassword.optional());
 
 export const userName = requiredText('Name', 100);
 
@@ -63,6 +63,35 @@ export const forgotPasswordBody = z.object({ email });
 export type ForgotPasswordBody = z.infer<typeof forgotPasswordBody>;
 
 export const resetPasswordBody = z.object({ password: newPassword });
+
+/**
+ * The forms that choose a password ask for it twice (docs/product-rules.md, Validation): a
+ * confirmation that differs is refused under the confirmation, and nothing is sent.
+ */
+function confirmed<Shape extends { password: z.ZodType; confirmPassword: z.ZodType }>(shape: Shape) {
+  return z.object(shape).refine(
+    (form) => {
+      // An optional password left empty is undefined by now; its confirmation is still text.
+      const { password, confirmPassword } = form as { password?: unknown; confirmPassword?: unknown };
+      return (password ?? '') === confirmPassword;
+    },
+    { error: 'Passwords do not match', path: ['confirmPassword'] },
+  );
+}
+
+const confirmation = z.string();
+
+export const registerForm = confirmed({ ...registerBody.shape, confirmPassword: confirmation });
+export const resetPasswordForm = confirmed({ password: newPassword, confirmPassword: confirmation });
+
+/** The profile: an empty password keeps the current one; the current password is needed to change email or password. */
+export const profileForm = confirmed({
+  name: userName,
+  email,
+  password: optionalNewPassword,
+  confirmPassword: confirmation,
+  currentPassword: z.string().max(1024, { error: 'Current password is too long' }),
+});
 export const resetTokenParams = z.object({
   token: z.string().regex(/^[A-Za-z0-9_-]{20,100}$/, { error: 'This reset link is invalid or has expired' }),
 });

@@ -1,8 +1,9 @@
-import { type FormEvent, useState } from 'react';
 import Form from 'react-bootstrap/Form';
 import { useNavigate } from 'react-router';
+import { type ForgotPasswordBody, forgotPasswordBody } from '../../../shared/schemas/users';
 import { paths } from '../../app/paths';
 import FormContainer from '../../components/FormContainer';
+import { useZodForm } from '../../components/form/useZodForm';
 import PageTitle from '../../components/PageTitle';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { EmailField } from './AccountFields';
@@ -11,12 +12,11 @@ import SubmitButton from './SubmitButton';
 
 /** Asks for a reset link by email (docs/product-rules.md, Screens); the shopper returns home once it is sent. */
 export default function ForgotPasswordScreen() {
-  const [email, setEmail] = useState('');
+  const form = useZodForm<ForgotPasswordBody, ForgotPasswordBody>(forgotPasswordBody, { email: '' });
   const [forgotPassword, { isLoading }] = useForgotPasswordMutation();
   const navigate = useNavigate();
 
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
+  const submit = form.handleSubmit(async ({ email }) => {
     try {
       const { msg } = await forgotPassword({ email }).unwrap();
       toastSuccess(msg);
@@ -25,7 +25,7 @@ export default function ForgotPasswordScreen() {
       // Stay here so a mistyped address can be corrected.
       toastErrors(error);
     }
-  }
+  });
 
   return (
     <FormContainer>
@@ -34,8 +34,8 @@ export default function ForgotPasswordScreen() {
       <p className="text-body-secondary">
         Enter the email address of your account and we will send you a link to choose a new password.
       </p>
-      <Form onSubmit={submit}>
-        <EmailField value={email} onChange={setEmail} />
+      <Form noValidate onSubmit={submit}>
+        <EmailField form={form} />
         <SubmitButton busy={isLoading}>Send Reset Link</SubmitButton>
       </Form>
     </FormContainer>

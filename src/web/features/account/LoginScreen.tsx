@@ -1,12 +1,15 @@
-import { type FormEvent, useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import Col from 'react-bootstrap/Col';
 import Form from 'react-bootstrap/Form';
 import Row from 'react-bootstrap/Row';
 import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
+import { type LoginBody, loginBody } from '../../../shared/schemas/users';
 import type { LoginState } from '../../app/guards';
 import { paths, safeRedirect } from '../../app/paths';
 import { useAppDispatch, useAppSelector } from '../../app/store';
 import FormContainer from '../../components/FormContainer';
+import FormField from '../../components/form/FormField';
+import { useZodForm } from '../../components/form/useZodForm';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import { toastErrors } from '../../lib/toast';
@@ -17,8 +20,7 @@ import SubmitButton from './SubmitButton';
 
 /** Sign in (docs/product-rules.md, Screens): email and password, then on to the `redirect` target. */
 export default function LoginScreen() {
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
+  const form = useZodForm<LoginBody, LoginBody>(loginBody, { email: '', password: '' });
   const [login, { isLoading }] = useLoginMutation();
   const user = useAppSelector((s) => s.auth.user);
   const dispatch = useAppDispatch();
@@ -33,35 +35,33 @@ export default function LoginScreen() {
     if (user && !adminRequired) navigate(redirect, { replace: true });
   }, [user, adminRequired, redirect, navigate]);
 
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
+  const submit = form.handleSubmit(async (credentials) => {
     try {
-      const signedIn = await login({ email, password }).unwrap();
+      const signedIn = await login(credentials).unwrap();
       dispatch(setCredentials(signedIn));
       navigate(redirect, { replace: true });
     } catch (error) {
       dispatch(signedOut());
       toastErrors(error);
     }
-  }
+  });
 
   return (
     <FormContainer>
       <PageTitle title="Sign In" />
       <h1 className="h2 mb-3">Sign In</h1>
       {adminRequired && <Message variant="warning">This page is for admins. Sign in with an admin account to continue.</Message>}
-      <Form onSubmit={submit}>
-        <EmailField value={email} onChange={setEmail} />
-        <Form.Group className="mb-3" controlId="password">
-          <Form.Label>Password</Form.Label>
-          <Form.Control
-            type="password"
-            autoComplete="current-password"
-            required
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-        </Form.Group>
+      <Form noValidate onSubmit={submit}>
+        <EmailField form={form} />
+        <FormField
+          form={form}
+          name="password"
+          label="Password"
+          schema={loginBody.shape.password}
+          type="password"
+          autoComplete="current-password"
+          required
+        />
         <div className="d-flex flex-wrap align-items-center justify-content-between gap-2">
           <SubmitButton busy={isLoading}>Sign In</SubmitButton>
           <Link to={paths.forgotPassword} className="tap-link">

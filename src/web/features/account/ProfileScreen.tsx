@@ -1,18 +1,20 @@
-import { type FormEvent, useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import Col from 'react-bootstrap/Col';
 import Form from 'react-bootstrap/Form';
 import Row from 'react-bootstrap/Row';
 import { Link } from 'react-router';
-import type { ProfileUpdateBody } from '../../../shared/schemas/users';
+import { type ProfileUpdateBody, profileForm } from '../../../shared/schemas/users';
 import { paths } from '../../app/paths';
 import { useAppDispatch, useAppSelector } from '../../app/store';
+import FormField from '../../components/form/FormField';
+import { useZodForm } from '../../components/form/useZodForm';
 import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import { errorMessage } from '../../lib/errors';
-import { toastError, toastErrors, toastSuccess } from '../../lib/toast';
+import { toastErrors, toastSuccess } from '../../lib/toast';
 import { useGetMyOrdersQuery } from '../orders/api';
-import { EmailField, NewPasswordFields } from './AccountFields';
+import { EmailField, NameField, NewPasswordFields } from './AccountFields';
 import { useGetProfileQuery, useUpdateProfileMutation } from './api';
 import { setCredentials } from './authSlice';
 import MyOrdersTable from './MyOrdersTable';
@@ -44,11 +46,14 @@ function ProfileForm() {
   const [updateProfile, { isLoading: isUpdating }] = useUpdateProfileMutation();
   const dispatch = useAppDispatch();
 
-  const [name, setName] = useState(storedUser?.name ?? '');
-  const [email, setEmail] = useState(storedUser?.email ?? '');
-  const [password, setPassword] = useState('');
-  const [confirmPassword, setConfirmPassword] = useState('');
-  const [currentPassword, setCurrentPassword] = useState('');
+  const form = useZodForm(profileForm, {
+    name: storedUser?.name ?? '',
+    email: storedUser?.email ?? '',
+    password: '',
+    confirmPassword: '',
+    currentPassword: '',
+  });
+  const [email, password] = form.watch(['email', 'password']);
   // A new email or password needs the current password; a new name alone does not.
   const savedEmail = profile.data?.email ?? storedUser?.email ?? '';
   const needsCurrentPassword = password !== '' || email.trim().toLowerCase() !== savedEmail;
@@ -56,17 +61,12 @@ function ProfileForm() {
   // Whenever a fresh profile arrives (first load, or after an update), show what the server holds.
   useEffect(() => {
     if (profile.data) {
-      setName(profile.data.name);
-      setEmail(profile.data.email);
+      form.setValue('name', profile.data.name);
+      form.setValue('email', profile.data.email);
     }
-  }, [profile.data]);
+  }, [profile.data, form]);
 
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    if (password !== confirmPassword) {
-      toastError('Passwords do not match');
-      return;
-    }
+  const submit = form.handleSubmit(async ({ name, email, password, currentPassword }) => {
     // An empty password means "keep the current one" (docs/product-rules.md, Validation).
     const body: ProfileUpdateBody = {
       _id: userId,
@@ -78,52 +78,31 @@ function ProfileForm() {
     try {
       const updated = await updateProfile(body).unwrap();
       dispatch(setCredentials(updated));
-      setPassword('');
-      setConfirmPassword('');
-      setCurrentPassword('');
+      for (const field of ['password', 'confirmPassword', 'currentPassword'] as const) form.setValue(field, '');
       toastSuccess('User updated.');
     } catch (error) {
       toastErrors(error);
     }
-  }
+  });
 
   return (
     <>
       <h1 className="h3 mb-3">User Profile</h1>
       {profile.isError && <Message variant="danger">Your profile could not be loaded: {errorMessage(profile.error)}</Message>}
-      <Form onSubmit={submit}>
-        <Form.Group className="mb-3" controlId="name">
-          <Form.Label>Name</Form.Label>
-          <Form.Control
-            type="text"
-            autoComplete="name"
-            autoCapitalize="words"
-            required
-            maxLength={100}
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-          />
-        </Form.Group>
-        <EmailField value={email} onChange={setEmail} />
-        <NewPasswordFields
-          optional
-          password={password}
-          confirmPassword={confirmPassword}
-          onPassword={setPassword}
-          onConfirmPassword={setConfirmPassword}
+      <Form noValidate onSubmit={submit}>
+        <NameField form={form} />
+        <EmailField form={form} />
+        <NewPasswordFields form={form} optional />
+        <FormField
+          form={form}
+          name="currentPassword"
+          label="Current password"
+          schema={profileForm.shape.currentPassword}
+          type="password"
+          autoComplete="current-password"
+          required={needsCurrentPassword}
+          hint="Needed to change your email or password."
         />
-        <Form.Group className="mb-3" controlId="currentPassword">
-          <Form.Label>Current password</Form.Label>
-          <Form.Control
-            type="password"
-            autoComplete="current-password"
-            required={needsCurrentPassword}
-            aria-describedby="current-password-help"
-            value={currentPassword}
-            onChange={(e) => setCurrentPassword(e.target.value)}
-          />
-          <Form.Text id="current-password-help">Needed to change your email or password.</Form.Text>
-        </Form.Group>
         <SubmitButton busy={isUpdating}>Update</SubmitButton>
       </Form>
     </>

@@ -1,12 +1,14 @@
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import Form from 'react-bootstrap/Form';
 import { Link, useNavigate, useParams } from 'react-router';
+import { resetPasswordForm } from '../../../shared/schemas/users';
 import { paths } from '../../app/paths';
 import FormContainer from '../../components/FormContainer';
+import { useZodForm } from '../../components/form/useZodForm';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import { errorMessages } from '../../lib/errors';
-import { toastError, toastErrors, toastSuccess } from '../../lib/toast';
+import { toastErrors, toastSuccess } from '../../lib/toast';
 import { NewPasswordFields } from './AccountFields';
 import { useResetPasswordMutation } from './api';
 import SubmitButton from './SubmitButton';
@@ -25,19 +27,13 @@ function linkUnusable(error: unknown): boolean {
 /** Chooses a new password with the token from a reset link (docs/product-rules.md, Screens), then on to sign in. */
 export default function ResetPasswordScreen() {
   const { token = '' } = useParams();
-  const [password, setPassword] = useState('');
-  const [confirmPassword, setConfirmPassword] = useState('');
+  const form = useZodForm(resetPasswordForm, { password: '', confirmPassword: '' });
   // The messages of a failure caused by the link, shown with a way to get a new one.
   const [linkFailure, setLinkFailure] = useState<string[]>([]);
   const [resetPassword, { isLoading }] = useResetPasswordMutation();
   const navigate = useNavigate();
 
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    if (password !== confirmPassword) {
-      toastError('Passwords do not match');
-      return;
-    }
+  const submit = form.handleSubmit(async ({ password }) => {
     try {
       const { msg } = await resetPassword({ token, password }).unwrap();
       toastSuccess(msg);
@@ -46,7 +42,7 @@ export default function ResetPasswordScreen() {
       toastErrors(error);
       setLinkFailure(linkUnusable(error) ? errorMessages(error) : []);
     }
-  }
+  });
 
   return (
     <FormContainer>
@@ -60,14 +56,8 @@ export default function ResetPasswordScreen() {
           </Link>
         </Message>
       )}
-      <Form onSubmit={submit}>
-        <NewPasswordFields
-          label="New Password"
-          password={password}
-          confirmPassword={confirmPassword}
-          onPassword={setPassword}
-          onConfirmPassword={setConfirmPassword}
-        />
+      <Form noValidate onSubmit={submit}>
+        <NewPasswordFields form={form} label="New Password" />
         <SubmitButton busy={isLoading}>Reset Password</SubmitButton>
       </Form>
       {linkFailure.length === 0 && (

@@ -1,4 +1,4 @@
-import { type FormEvent, useId, useRef, useState } from 'react';
+import { useId, useRef, useState } from 'react';
 import Badge from 'react-bootstrap/Badge';
 import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
@@ -7,69 +7,52 @@ import { Link } from 'react-router';
 import { formatKsh } from '../../../shared/money';
 import type { LedgerPayment } from '../../../shared/schemas/payments';
 import { paths } from '../../app/paths';
+import FormField from '../../components/form/FormField';
+import { useZodForm } from '../../components/form/useZodForm';
 import { errorMessage } from '../../lib/errors';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { exceptionReason, isOpenException, receivedTime, SOURCE_LABEL, STATUS_LABEL, STATUS_VARIANT } from '../orders/ledgerText';
 import { useAssignPaymentMutation, useResolvePaymentMutation } from '../orders/paymentsApi';
-import { checkNote, ORDER_ID_HINT, orderIdFrom, orderIdProblem } from './paymentForms';
+import { assignForm, ORDER_ID_HINT, resolveForm } from './paymentForms';
 import { canRefund, RefundButton, RefundState } from './RefundPayment';
 
 function ButtonSpinner() {
   return <Spinner as="span" animation="border" size="sm" className="me-2" aria-hidden="true" />;
 }
 
-/** A form's message under its field, tied to the field for screen readers. */
-function FieldError({ id, message }: { id: string; message: string | null }) {
-  return (
-    <Form.Control.Feedback type="invalid" id={id}>
-      {message}
-    </Form.Control.Feedback>
-  );
-}
-
 /** Gives an unmatched payment to an order: the order's full id, or its link pasted. */
 function AssignForm({ payment, onClose }: { payment: LedgerPayment; onClose: (done: boolean) => void }) {
-  const [text, setText] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const form = useZodForm<{ orderId: string }, { orderId: string }>(assignForm, { orderId: '' });
   const [assign, { isLoading }] = useAssignPaymentMutation();
   const id = useId();
 
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const orderId = orderIdFrom(text);
-    const problem = orderIdProblem(orderId);
-    setError(problem);
-    if (problem) return;
+  const submit = form.handleSubmit(async ({ orderId }) => {
     try {
       const updated = await assign({ id: payment._id, orderId }).unwrap();
       toastSuccess(updated.status === 'credited' ? 'Payment assigned: it pays the order' : 'Payment assigned to the order');
       onClose(true);
     } catch (err) {
-      setError(errorMessage(err));
+      form.setError('orderId', { message: errorMessage(err) });
       toastErrors(err);
     }
-  }
+  });
 
   return (
     <Form onSubmit={submit} noValidate className="mt-3" aria-label="Assign to order">
-      <Form.Group controlId={`${id}-order`} className="mb-2">
-        <Form.Label>Order ID</Form.Label>
-        <Form.Control
-          className="tap-target font-monospace"
-          value={text}
-          onChange={(e) => setText(e.target.value)}
-          autoComplete="off"
-          spellCheck={false}
-          // The admin just asked for this field: focus follows the request.
-          autoFocus
-          maxLength={300}
-          isInvalid={error !== null}
-          aria-invalid={error !== null}
-          aria-describedby={error ? `${id}-hint ${id}-error` : `${id}-hint`}
-        />
-        <Form.Text id={`${id}-hint`}>{ORDER_ID_HINT}</Form.Text>
-        <FieldError id={`${id}-error`} message={error} />
-      </Form.Group>
+      <FormField
+        form={form}
+        name="orderId"
+        id={`${id}-order`}
+        label="Order ID"
+        className="mb-2"
+        controlClassName="tap-target font-monospace"
+        schema={assignForm.shape.orderId}
+        autoComplete="off"
+        spellCheck={false}
+        // The admin just asked for this field: focus follows the request.
+        autoFocus
+        hint={ORDER_ID_HINT}
+      />
       <div className="d-flex flex-wrap gap-2">
         <Button type="submit" variant="dark" className="tap-target" disabled={isLoading}>
           {isLoading && <ButtonSpinner />}
@@ -85,46 +68,37 @@ function AssignForm({ payment, onClose }: { payment: LedgerPayment; onClose: (do
 
 /** Closes an exception with the merchant's note of what was done about it. */
 function ResolveForm({ payment, onClose }: { payment: LedgerPayment; onClose: (done: boolean) => void }) {
-  const [text, setText] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const form = useZodForm<{ note: string }, { note: string }>(resolveForm, { note: '' });
   const [resolve, { isLoading }] = useResolvePaymentMutation();
   const id = useId();
 
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const check = checkNote(text);
-    setError(check.ok ? null : check.error);
-    if (!check.ok) return;
+  const submit = form.handleSubmit(async ({ note }) => {
     try {
-      await resolve({ id: payment._id, note: check.note }).unwrap();
+      await resolve({ id: payment._id, note }).unwrap();
       toastSuccess('Exception resolved');
       onClose(true);
     } catch (err) {
-      setError(errorMessage(err));
+      form.setError('note', { message: errorMessage(err) });
       toastErrors(err);
     }
-  }
+  });
 
   return (
     <Form onSubmit={submit} noValidate className="mt-3" aria-label="Resolve exception">
-      <Form.Group controlId={`${id}-note`} className="mb-2">
-        <Form.Label>Note</Form.Label>
-        <Form.Control
-          as="textarea"
-          rows={2}
-          value={text}
-          onChange={(e) => setText(e.target.value)}
-          // The admin just asked for this field: focus follows the request.
-          autoFocus
-          required
-          maxLength={500}
-          isInvalid={error !== null}
-          aria-invalid={error !== null}
-          aria-describedby={error ? `${id}-hint ${id}-error` : `${id}-hint`}
-        />
-        <Form.Text id={`${id}-hint`}>What you did about it, e.g. “Refunded by M-Pesa reversal” or “Kept as credit”.</Form.Text>
-        <FieldError id={`${id}-error`} message={error} />
-      </Form.Group>
+      <FormField
+        form={form}
+        name="note"
+        id={`${id}-note`}
+        label="Note"
+        control="textarea"
+        rows={2}
+        className="mb-2"
+        schema={resolveForm.shape.note}
+        // The admin just asked for this field: focus follows the request.
+        autoFocus
+        required
+        hint="What you did about it, e.g. “Refunded by M-Pesa reversal” or “Kept as credit”."
+      />
       <div className="d-flex flex-wrap gap-2">
         <Button type="submit" variant="dark" className="tap-target" disabled={isLoading}>
           {isLoading && <ButtonSpinner />}

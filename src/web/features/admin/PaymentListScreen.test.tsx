@@ -8,7 +8,7 @@ import { makeStore } from '../../app/store';
 import { setCredentials } from '../account/authSlice';
 import { EXCEPTION_REASON, receivedTime } from '../orders/ledgerText';
 import PaymentListScreen from './PaymentListScreen';
-import { checkManualPayment, orderIdFrom, orderIdProblem } from './paymentForms';
+import { manualPaymentForm, orderIdFrom, orderIdProblem } from './paymentForms';
 
 const ORDER = '0b6f7c1e-3a52-4d7e-9f1a-2c4b5d6e7f80';
 
@@ -139,11 +139,11 @@ describe('order ids typed by an admin', () => {
   });
 
   it('checks a manual entry with the server’s rules before sending it', () => {
-    const bad = checkManualPayment({ orderId: '0b6f7c1e', receipt: 'x', amount: '', phone: '' });
-    expect(bad.ok).toBe(false);
-    if (!bad.ok) expect(Object.keys(bad.errors).sort()).toEqual(['amount', 'orderId', 'receipt']);
-    const good = checkManualPayment({ orderId: ORDER, receipt: ' skl4a7k2qz ', amount: '502', phone: '' });
-    expect(good).toEqual({ ok: true, body: { orderId: ORDER, receipt: 'SKL4A7K2QZ', amount: 502 } });
+    const bad = manualPaymentForm.safeParse({ orderId: '0b6f7c1e', receipt: 'x', amount: '', phone: '' });
+    expect(bad.success).toBe(false);
+    expect([...new Set(bad.error?.issues.map((issue) => issue.path[0]))].sort()).toEqual(['amount', 'orderId', 'receipt']);
+    const good = manualPaymentForm.safeParse({ orderId: ORDER, receipt: ' skl4a7k2qz ', amount: '502', phone: '' });
+    expect(good).toEqual({ success: true, data: { orderId: ORDER, receipt: 'SKL4A7K2QZ', amount: 502 } });
   });
 });
 

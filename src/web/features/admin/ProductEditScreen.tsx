@@ -1,12 +1,14 @@
-import { type ChangeEvent, type FormEvent, useState } from 'react';
+import { type ChangeEvent, useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
 import Spinner from 'react-bootstrap/Spinner';
 import { Link, useNavigate, useParams } from 'react-router';
 import { MAX_UPLOAD_BYTES } from '../../../shared/constants';
-import type { ProductDetail } from '../../../shared/schemas/products';
+import { type ProductDetail, type ProductUpdateBody, productUpdateBody } from '../../../shared/schemas/products';
 import { paths } from '../../app/paths';
 import FormContainer from '../../components/FormContainer';
+import FormField from '../../components/form/FormField';
+import { fieldMessages, useZodForm } from '../../components/form/useZodForm';
 import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
@@ -14,9 +16,20 @@ import { errorMessage } from '../../lib/errors';
 import { toastError, toastErrors, toastSuccess } from '../../lib/toast';
 import { useGetProductDetailsQuery } from '../catalog/api';
 import { useUpdateProductMutation, useUploadProductImageMutation } from './api';
-import { checkProduct, type ProductFieldErrors, type ProductFields } from './productForm';
 
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/webp'];
+
+/** The product edit form as typed: numbers stay text until checked. */
+interface ProductFields {
+  name: string;
+  price: string;
+  image: string;
+  countInStock: string;
+  category: string;
+  description: string;
+}
+
+const fields = productUpdateBody.shape;
 
 function fieldsOf(product: ProductDetail): ProductFields {
   return {
@@ -63,20 +76,10 @@ export default function ProductEditScreen() {
 
 function ProductEditForm({ product }: { product: ProductDetail }) {
   const navigate = useNavigate();
-  const [fields, setFields] = useState<ProductFields>(() => fieldsOf(product));
-  const [errors, setErrors] = useState<ProductFieldErrors>({});
+  const form = useZodForm<ProductFields, ProductUpdateBody>(productUpdateBody, fieldsOf(product));
   const [brokenPreview, setBrokenPreview] = useState<string | null>(null);
   const [updateProduct, { isLoading: updating }] = useUpdateProductMutation();
   const [uploadImage, { isLoading: uploading }] = useUploadProductImageMutation();
-
-  function change(field: keyof ProductFields) {
-    return (event: ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => {
-      const value = event.target.value;
-      setFields((current) => ({ ...current, [field]: value }));
-      // A corrected field stops showing its old complaint.
-      setErrors((current) => ({ ...current, [field]: undefined }));
-    };
-  }
 
   async function upload(event: ChangeEvent<HTMLInputElement>) {
     const input = event.target;
@@ -94,66 +97,62 @@ function ProductEditForm({ product }: { product: ProductDetail }) {
     }
     try {
       const result = await uploadImage(file).unwrap();
-      setFields((current) => ({ ...current, image: result.image }));
-      setErrors((current) => ({ ...current, image: undefined }));
+      form.setValue('image', result.image);
+      form.clearErrors('image');
       toastSuccess(result.msg);
     } catch (err) {
       toastErrors(err);
     }
   }
 
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const check = checkProduct(fields);
-    if (!check.ok) {
-      setErrors(check.errors);
-      for (const message of Object.values(check.errors)) if (message) toastError(message);
-      return;
-    }
-    try {
-      // Stock is sent only when the admin changed it: sales made while this form was open must
-      // not be put back on the shelf by saving an unchanged count.
-      const { countInStock, ...rest } = check.product;
-      const stockEdited = fields.countInStock.trim() !== String(product.countInStock);
-      await updateProduct({ id: product._id, ...rest, ...(stockEdited && { countInStock }) }).unwrap();
-      toastSuccess('Product Updated.');
-      navigate(paths.admin.products());
-    } catch (err) {
-      toastErrors(err);
-    }
-  }
+  // The screen refuses what the server would, with its messages, under each field and as toasts.
+  const submit = form.handleSubmit(
+    async (value) => {
+      try {
+        // Stock is sent only when the admin changed it: sales made while this form was open must
+        // not be put back on the shelf by saving an unchanged count.
+        const stockEdited = form.getValues('countInStock').trim() !== String(product.countInStock);
+        await updateProduct({
+          id: product._id,
+          name: value.name ?? '',
+          price: value.price ?? 0,
+          image: value.image ?? '',
+          category: value.category ?? '',
+          description: value.description ?? '',
+          ...(stockEdited && { countInStock: value.countInStock ?? 0 }),
+        }).unwrap();
+        toastSuccess('Product Updated.');
+        navigate(paths.admin.products());
+      } catch (err) {
+        toastErrors(err);
+      }
+    },
+    (errors) => {
+      for (const message of fieldMessages(errors)) toastError(message);
+    },
+  );
 
-  const preview = fields.image.trim();
+  const [name, image] = form.watch(['name', 'image']);
+  const preview = image.trim();
   const busy = updating || uploading;
 
   return (
     <Form onSubmit={submit} noValidate>
-      <Form.Group controlId="product-name" className="mb-3">
-        <Form.Label>Name</Form.Label>
-        <Form.Control value={fields.name} onChange={change('name')} maxLength={200} isInvalid={!!errors.name} required />
-        <Form.Control.Feedback type="invalid">{errors.name}</Form.Control.Feedback>
-      </Form.Group>
+      <FormField form={form} name="name" id="product-name" label="Name" schema={fields.name} required />
 
-      <Form.Group controlId="product-price" className="mb-3">
-        <Form.Label>Price</Form.Label>
-        <Form.Control
-          type="number"
-          inputMode="decimal"
-          min={0}
-          step={0.01}
-          value={fields.price}
-          onChange={change('price')}
-          isInvalid={!!errors.price}
-          required
-        />
-        <Form.Control.Feedback type="invalid">{errors.price}</Form.Control.Feedback>
-      </Form.Group>
+      <FormField
+        form={form}
+        name="price"
+        id="product-price"
+        label="Price"
+        type="number"
+        inputMode="decimal"
+        step={0.01}
+        schema={fields.price}
+        required
+      />
 
-      <Form.Group controlId="product-image" className="mb-2">
-        <Form.Label>Image URL</Form.Label>
-        <Form.Control value={fields.image} onChange={change('image')} maxLength={500} isInvalid={!!errors.image} required />
-        <Form.Control.Feedback type="invalid">{errors.image}</Form.Control.Feedback>
-      </Form.Group>
+      <FormField form={form} name="image" id="product-image" label="Image URL" className="mb-2" schema={fields.image} required />
 
       <Form.Group controlId="product-image-file" className="mb-3">
         <Form.Label>Upload image</Form.Label>
@@ -175,7 +174,7 @@ function ProductEditForm({ product }: { product: ProductDetail }) {
           ) : (
             <img
               src={preview}
-              alt={`Preview: ${fields.name || 'this product'}`}
+              alt={`Preview: ${name || 'this product'}`}
               width={200}
               height={200}
               className="rounded border bg-light"
@@ -186,45 +185,29 @@ function ProductEditForm({ product }: { product: ProductDetail }) {
         </div>
       )}
 
-      <Form.Group controlId="product-count-in-stock" className="mb-3">
-        <Form.Label>Count In Stock</Form.Label>
-        <Form.Control
-          type="number"
-          inputMode="numeric"
-          min={0}
-          step={1}
-          value={fields.countInStock}
-          onChange={change('countInStock')}
-          isInvalid={!!errors.countInStock}
-          required
-        />
-        <Form.Control.Feedback type="invalid">{errors.countInStock}</Form.Control.Feedback>
-      </Form.Group>
+      <FormField
+        form={form}
+        name="countInStock"
+        id="product-count-in-stock"
+        label="Count In Stock"
+        type="number"
+        inputMode="numeric"
+        step={1}
+        schema={fields.countInStock}
+        required
+      />
 
-      <Form.Group controlId="product-category" className="mb-3">
-        <Form.Label>Category</Form.Label>
-        <Form.Control
-          value={fields.category}
-          onChange={change('category')}
-          maxLength={100}
-          isInvalid={!!errors.category}
-          required
-        />
-        <Form.Control.Feedback type="invalid">{errors.category}</Form.Control.Feedback>
-      </Form.Group>
+      <FormField form={form} name="category" id="product-category" label="Category" schema={fields.category} required />
 
-      <Form.Group controlId="product-description" className="mb-3">
-        <Form.Label>Description</Form.Label>
-        <Form.Control
-          as="textarea"
-          rows={4}
-          value={fields.description}
-          onChange={change('description')}
-          maxLength={5000}
-          isInvalid={!!errors.description}
-        />
-        <Form.Control.Feedback type="invalid">{errors.description}</Form.Control.Feedback>
-      </Form.Group>
+      <FormField
+        form={form}
+        name="description"
+        id="product-description"
+        label="Description"
+        control="textarea"
+        rows={4}
+        schema={fields.description}
+      />
 
       <Button type="submit" variant="dark" disabled={busy}>
         {updating && <Spinner animation="border" size="sm" aria-hidden="true" className="me-2" />}

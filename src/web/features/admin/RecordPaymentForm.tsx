@@ -1,21 +1,24 @@
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import Card from 'react-bootstrap/Card';
 import Col from 'react-bootstrap/Col';
 import Form from 'react-bootstrap/Form';
 import Row from 'react-bootstrap/Row';
 import Spinner from 'react-bootstrap/Spinner';
+import type { ManualPaymentBody } from '../../../shared/schemas/payments';
+import FormField from '../../components/form/FormField';
+import { fieldMessages, useZodForm } from '../../components/form/useZodForm';
 import { errorMessages } from '../../lib/errors';
 import { toastError, toastErrors, toastSuccess } from '../../lib/toast';
 import { useRecordPaymentMutation } from '../orders/paymentsApi';
-import { checkManualPayment, type ManualPaymentErrors, type ManualPaymentFields, ORDER_ID_HINT } from './paymentForms';
+import { type ManualPaymentFields, manualPaymentForm, ORDER_ID_HINT } from './paymentForms';
 
 const EMPTY: ManualPaymentFields = { orderId: '', receipt: '', amount: '', phone: '' };
 
 /** The field a server message is about, from its path; the form's top otherwise. */
-function serverErrors(error: unknown): { fields: ManualPaymentErrors; general: string[] } {
+function serverErrors(error: unknown): { fields: Partial<Record<keyof ManualPaymentFields, string>>; general: string[] } {
   const data = (error as { data?: { errors?: { msg?: string; path?: string }[] } } | undefined)?.data;
-  const fields: ManualPaymentErrors = {};
+  const fields: Partial<Record<keyof ManualPaymentFields, string>> = {};
   const general: string[] = [];
   const known = ['orderId', 'receipt', 'amount', 'phone'] as const;
   for (const e of Array.isArray(data?.errors) ? data.errors : []) {
@@ -32,52 +35,35 @@ function serverErrors(error: unknown): { fields: ManualPaymentErrors; general: s
  * keeps it like any other, and the order is settled if the amount covers what is due.
  */
 export default function RecordPaymentForm() {
-  const [fields, setFields] = useState<ManualPaymentFields>(EMPTY);
-  const [errors, setErrors] = useState<ManualPaymentErrors>({});
+  const form = useZodForm<ManualPaymentFields, ManualPaymentBody>(manualPaymentForm, EMPTY);
   const [general, setGeneral] = useState<string[]>([]);
   const [record, { isLoading }] = useRecordPaymentMutation();
+  const rules = manualPaymentForm.shape;
 
-  const change = (name: keyof ManualPaymentFields) => (e: React.ChangeEvent<HTMLInputElement>) =>
-    setFields((current) => ({ ...current, [name]: e.target.value }));
-
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setGeneral([]);
-    const check = checkManualPayment(fields);
-    if (!check.ok) {
-      setErrors(check.errors);
-      for (const message of Object.values(check.errors)) if (message) toastError(message);
-      return;
-    }
-    setErrors({});
-    try {
-      const payment = await record(check.body).unwrap();
-      toastSuccess(`M-Pesa payment ${payment.receipt ?? check.body.receipt} recorded`);
-      setFields(EMPTY);
-    } catch (err) {
-      const found = serverErrors(err);
-      setErrors(found.fields);
-      setGeneral(found.general);
-      toastErrors(err);
-    }
-  }
-
-  /** The props that make one text field: label tie-up, value, invalid state and its message. */
-  const field = (name: keyof ManualPaymentFields) => ({
-    value: fields[name],
-    onChange: change(name),
-    isInvalid: Boolean(errors[name]),
-    'aria-invalid': Boolean(errors[name]),
-    className: 'tap-target',
-    autoComplete: 'off',
-  });
-  const feedback = (name: keyof ManualPaymentFields) => (
-    <Form.Control.Feedback type="invalid" id={`record-payment-${name}-error`}>
-      {errors[name]}
-    </Form.Control.Feedback>
+  const submit = form.handleSubmit(
+    async (body) => {
+      setGeneral([]);
+      try {
+        const payment = await record(body).unwrap();
+        toastSuccess(`M-Pesa payment ${payment.receipt ?? body.receipt} recorded`);
+        form.reset(EMPTY);
+      } catch (err) {
+        const found = serverErrors(err);
+        for (const [field, message] of Object.entries(found.fields)) {
+          form.setError(field as keyof ManualPaymentFields, { message });
+        }
+        setGeneral(found.general);
+        toastErrors(err);
+      }
+    },
+    (errors) => {
+      setGeneral([]);
+      for (const message of fieldMessages(errors)) toastError(message);
+    },
   );
-  const describedBy = (name: keyof ManualPaymentFields, hint?: string) =>
-    [hint, errors[name] ? `record-payment-${name}-error` : undefined].filter(Boolean).join(' ') || undefined;
+
+  /** What every box of this form shares. */
+  const box = { form, className: '', controlClassName: 'tap-target', autoComplete: 'off' } as const;
 
   return (
     <Card className="shadow-sm mb-4">
@@ -94,51 +80,48 @@ export default function RecordPaymentForm() {
           )}
           <Row className="g-2">
             <Col xs={12} lg={6}>
-              <Form.Group controlId="record-payment-orderId">
-                <Form.Label>Order ID</Form.Label>
-                <Form.Control
-                  {...field('orderId')}
-                  spellCheck={false}
-                  maxLength={300}
-                  aria-describedby={describedBy('orderId', 'record-payment-orderId-hint')}
-                />
-                <Form.Text id="record-payment-orderId-hint">{ORDER_ID_HINT}</Form.Text>
-                {feedback('orderId')}
-              </Form.Group>
+              <FormField
+                {...box}
+                name="orderId"
+                id="record-payment-orderId"
+                label="Order ID"
+                schema={rules.orderId}
+                spellCheck={false}
+                hint={ORDER_ID_HINT}
+              />
             </Col>
             <Col xs={12} sm={6} lg={3}>
-              <Form.Group controlId="record-payment-receipt">
-                <Form.Label>M-Pesa receipt</Form.Label>
-                <Form.Control
-                  {...field('receipt')}
-                  spellCheck={false}
-                  autoCapitalize="characters"
-                  maxLength={40}
-                  placeholder="e.g. SKL4A7K2QZ"
-                  aria-describedby={describedBy('receipt')}
-                />
-                {feedback('receipt')}
-              </Form.Group>
+              <FormField
+                {...box}
+                name="receipt"
+                id="record-payment-receipt"
+                label="M-Pesa receipt"
+                schema={rules.receipt}
+                spellCheck={false}
+                autoCapitalize="characters"
+                placeholder="e.g. SKL4A7K2QZ"
+              />
             </Col>
             <Col xs={12} sm={6} lg={3}>
-              <Form.Group controlId="record-payment-amount">
-                <Form.Label>Amount (Ksh)</Form.Label>
-                <Form.Control {...field('amount')} inputMode="decimal" maxLength={12} aria-describedby={describedBy('amount')} />
-                {feedback('amount')}
-              </Form.Group>
+              <FormField
+                {...box}
+                name="amount"
+                id="record-payment-amount"
+                label="Amount (Ksh)"
+                schema={rules.amount}
+                inputMode="decimal"
+              />
             </Col>
             <Col xs={12} sm={6} lg={4}>
-              <Form.Group controlId="record-payment-phone">
-                <Form.Label>Phone (optional)</Form.Label>
-                <Form.Control
-                  {...field('phone')}
-                  type="tel"
-                  inputMode="tel"
-                  maxLength={20}
-                  aria-describedby={describedBy('phone')}
-                />
-                {feedback('phone')}
-              </Form.Group>
+              <FormField
+                {...box}
+                name="phone"
+                id="record-payment-phone"
+                label="Phone (optional)"
+                schema={rules.phone}
+                type="tel"
+                inputMode="tel"
+              />
             </Col>
             <Col xs={12} sm={6} lg={4} className="d-flex align-items-end">
               <Button type="submit" variant="success" className="tap-target w-100" disabled={isLoading}>

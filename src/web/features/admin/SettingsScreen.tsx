@@ -1,17 +1,16 @@
-import { type ChangeEvent, type FormEvent, useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
-import InputGroup from 'react-bootstrap/InputGroup';
 import Spinner from 'react-bootstrap/Spinner';
-import type { ShopSettings } from '../../../shared/schemas/settings';
+import { type SettingsUpdateBody, type ShopSettings, settingsUpdateBody } from '../../../shared/schemas/settings';
 import FormContainer from '../../components/FormContainer';
+import FormField from '../../components/form/FormField';
+import { fieldMessages, useZodForm } from '../../components/form/useZodForm';
 import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import { errorMessage } from '../../lib/errors';
 import { toastError, toastErrors, toastSuccess } from '../../lib/toast';
 import { useGetAdminSettingsQuery, useUpdateSettingsMutation } from '../settings/api';
-import { checkSettings, fieldsOf, type SettingsFieldErrors, type SettingsFields, type SettingsTextField } from './settingsForm';
 
 /** The shop's settings (docs/settings.md): its name and contacts, prices, stock and the merchant's alerts. */
 export default function SettingsScreen() {
@@ -33,164 +32,159 @@ export default function SettingsScreen() {
   );
 }
 
-interface FieldProps {
-  field: SettingsTextField;
-  label: string;
-  fields: SettingsFields;
-  errors: SettingsFieldErrors;
-  change: (field: SettingsTextField) => (event: ChangeEvent<HTMLInputElement>) => void;
-  help?: string;
-  /** A unit shown inside the field's box: "Ksh", "%". */
-  prefix?: string;
-  suffix?: string;
-  type?: 'text' | 'email' | 'tel';
-  inputMode?: 'text' | 'decimal' | 'numeric' | 'email' | 'tel';
-  maxLength?: number;
-  autoComplete?: string;
-  placeholder?: string;
+/** The settings form as typed: numbers stay text until checked. */
+interface SettingsFields {
+  shopName: string;
+  contactPhone: string;
+  contactEmail: string;
+  taxPercent: string;
+  shippingFee: string;
+  freeShippingThreshold: string;
+  lowStockThreshold: string;
+  alertEmail: string;
+  alertOnUnpaidOrders: boolean;
 }
 
-/** One labelled box with its complaint and help, as the other admin edit screens lay them out. */
-function Field({ field, label, fields, errors, change, help, prefix, suffix, type = 'text', ...input }: FieldProps) {
-  const id = `settings-${field}`;
-  const control = (
-    <Form.Control
-      type={type}
-      value={fields[field]}
-      onChange={change(field)}
-      isInvalid={!!errors[field]}
-      aria-describedby={help ? `${id}-help` : undefined}
-      {...input}
-    />
-  );
-  return (
-    <Form.Group controlId={id} className="mb-3">
-      <Form.Label>{label}</Form.Label>
-      {prefix || suffix ? (
-        <InputGroup hasValidation>
-          {prefix && <InputGroup.Text>{prefix}</InputGroup.Text>}
-          {control}
-          {suffix && <InputGroup.Text>{suffix}</InputGroup.Text>}
-          <Form.Control.Feedback type="invalid">{errors[field]}</Form.Control.Feedback>
-        </InputGroup>
-      ) : (
-        <>
-          {control}
-          <Form.Control.Feedback type="invalid">{errors[field]}</Form.Control.Feedback>
-        </>
-      )}
-      {help && <Form.Text id={`${id}-help`}>{help}</Form.Text>}
-    </Form.Group>
-  );
+/** 254712345678 as the merchant typed it: 0712345678. */
+function localPhone(msisdn: string): string {
+  return msisdn.startsWith('254') ? `0${msisdn.slice(3)}` : msisdn;
 }
+
+function fieldsOf(settings: ShopSettings): SettingsFields {
+  return {
+    shopName: settings.shopName,
+    contactPhone: localPhone(settings.contactPhone),
+    contactEmail: settings.contactEmail,
+    taxPercent: String(settings.taxPercent),
+    shippingFee: String(settings.shippingFee),
+    freeShippingThreshold: String(settings.freeShippingThreshold),
+    lowStockThreshold: String(settings.lowStockThreshold),
+    alertEmail: settings.alertEmail,
+    alertOnUnpaidOrders: settings.alertOnUnpaidOrders,
+  };
+}
+
+const rules = settingsUpdateBody.shape;
 
 function SettingsForm({ settings }: { settings: ShopSettings }) {
-  const [fields, setFields] = useState<SettingsFields>(() => fieldsOf(settings));
-  const [errors, setErrors] = useState<SettingsFieldErrors>({});
+  const form = useZodForm<SettingsFields, SettingsUpdateBody>(settingsUpdateBody, fieldsOf(settings));
   const [updateSettings, { isLoading: updating }] = useUpdateSettingsMutation();
 
-  function change(field: SettingsTextField) {
-    return (event: ChangeEvent<HTMLInputElement>) => {
-      const value = event.target.value;
-      setFields((current) => ({ ...current, [field]: value }));
-      // A corrected field stops showing its old complaint.
-      setErrors((current) => ({ ...current, [field]: undefined }));
-    };
-  }
+  // Refused fields show their message under the box and as a toast, as on the other admin forms.
+  const submit = form.handleSubmit(
+    async (changed) => {
+      try {
+        await updateSettings(changed).unwrap();
+        toastSuccess('Settings updated.');
+      } catch (err) {
+        toastErrors(err);
+      }
+    },
+    (errors) => {
+      for (const message of fieldMessages(errors)) toastError(message);
+    },
+  );
 
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const check = checkSettings(fields);
-    if (!check.ok) {
-      setErrors(check.errors);
-      for (const message of Object.values(check.errors)) if (message) toastError(message);
-      return;
-    }
-    try {
-      await updateSettings(check.settings).unwrap();
-      toastSuccess('Settings updated.');
-    } catch (err) {
-      toastErrors(err);
-    }
-  }
-
-  const shared = { fields, errors, change };
   return (
     <Form onSubmit={submit} noValidate>
       <fieldset className="mb-2">
         <legend className="h5">Shop</legend>
-        <Field {...shared} field="shopName" label="Shop name" maxLength={60} autoComplete="organization" />
-        <Field
-          {...shared}
-          field="contactPhone"
+        <FormField
+          form={form}
+          name="shopName"
+          id="settings-shopName"
+          schema={rules.shopName}
+          label="Shop name"
+          autoComplete="organization"
+        />
+        <FormField
+          form={form}
+          name="contactPhone"
+          id="settings-contactPhone"
+          schema={rules.contactPhone}
           label="Contact phone"
           type="tel"
           inputMode="tel"
-          maxLength={20}
           placeholder="0712 345 678"
-          help="A Safaricom number, shown in the footer. Leave empty to show none."
+          hint="A Safaricom number, shown in the footer. Leave empty to show none."
         />
-        <Field
-          {...shared}
-          field="contactEmail"
+        <FormField
+          form={form}
+          name="contactEmail"
+          id="settings-contactEmail"
+          schema={rules.contactEmail}
           label="Contact email"
           type="email"
           inputMode="email"
-          maxLength={254}
           placeholder="hello@example.co.ke"
-          help="Shown in the footer. Leave empty to show none."
+          hint="Shown in the footer. Leave empty to show none."
         />
       </fieldset>
 
       <fieldset className="mb-2">
         <legend className="h5">Prices</legend>
-        <Field
-          {...shared}
-          field="taxPercent"
+        <FormField
+          form={form}
+          name="taxPercent"
+          id="settings-taxPercent"
+          schema={rules.taxPercent}
           label="Tax"
           suffix="%"
           inputMode="decimal"
-          help="Charged on the items of every new order."
+          hint="Charged on the items of every new order."
         />
-        <Field {...shared} field="shippingFee" label="Delivery fee" prefix="Ksh" inputMode="decimal" />
-        <Field
-          {...shared}
-          field="freeShippingThreshold"
+        <FormField
+          form={form}
+          name="shippingFee"
+          id="settings-shippingFee"
+          schema={rules.shippingFee}
+          label="Delivery fee"
+          prefix="Ksh"
+          inputMode="decimal"
+        />
+        <FormField
+          form={form}
+          name="freeShippingThreshold"
+          id="settings-freeShippingThreshold"
+          schema={rules.freeShippingThreshold}
           label="Free delivery above"
           prefix="Ksh"
           inputMode="decimal"
-          help="Orders whose items come to more than this are delivered free."
+          hint="Orders whose items come to more than this are delivered free."
         />
         <p className="small text-body-secondary">Orders already placed keep the prices they were placed with.</p>
       </fieldset>
 
       <fieldset className="mb-3">
         <legend className="h5">Stock and alerts</legend>
-        <Field
-          {...shared}
-          field="lowStockThreshold"
+        <FormField
+          form={form}
+          name="lowStockThreshold"
+          id="settings-lowStockThreshold"
+          schema={rules.lowStockThreshold}
           label="Low-stock threshold"
           inputMode="numeric"
-          help="An order that leaves a product with this many or fewer sends a low-stock alert."
+          hint="An order that leaves a product with this many or fewer sends a low-stock alert."
         />
-        <Field
-          {...shared}
-          field="alertEmail"
+        <FormField
+          form={form}
+          name="alertEmail"
+          id="settings-alertEmail"
+          schema={rules.alertEmail}
           label="Send merchant alerts to"
           type="email"
           inputMode="email"
-          maxLength={254}
           placeholder="owner@example.co.ke"
-          help="Paid orders, low stock and payment exceptions. Leave empty to send no alerts."
+          hint="Paid orders, low stock and payment exceptions. Leave empty to send no alerts."
         />
-        <Form.Group controlId="settings-alertOnUnpaidOrders">
-          <Form.Check
-            type="checkbox"
-            label="Also alert when an order is placed, before it is paid"
-            checked={fields.alertOnUnpaidOrders}
-            onChange={(e) => setFields((current) => ({ ...current, alertOnUnpaidOrders: e.target.checked }))}
-          />
-        </Form.Group>
+        <FormField
+          form={form}
+          name="alertOnUnpaidOrders"
+          id="settings-alertOnUnpaidOrders"
+          label="Also alert when an order is placed, before it is paid"
+          control="checkbox"
+          className=""
+        />
       </fieldset>
 
       <Button type="submit" variant="dark" disabled={updating}>

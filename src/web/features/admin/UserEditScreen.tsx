@@ -1,12 +1,13 @@
-import { type ChangeEvent, type FormEvent, useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
 import Spinner from 'react-bootstrap/Spinner';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
-import type { PublicUser } from '../../../shared/schemas/users';
+import { type AdminUserUpdateBody, adminUserUpdateBody, type PublicUser } from '../../../shared/schemas/users';
 import { paths } from '../../app/paths';
 import { useAppDispatch, useAppSelector } from '../../app/store';
 import FormContainer from '../../components/FormContainer';
+import FormField from '../../components/form/FormField';
+import { fieldMessages, useZodForm } from '../../components/form/useZodForm';
 import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
@@ -14,7 +15,6 @@ import { errorMessage } from '../../lib/errors';
 import { toastError, toastErrors, toastSuccess } from '../../lib/toast';
 import { setCredentials } from '../account/authSlice';
 import { useGetUserDetailsQuery, useUpdateUserMutation } from './api';
-import { checkUser, type UserFieldErrors, type UserFields } from './userForm';
 
 /** The server's own refusals, used before asking it when the answer is already known. */
 const SIGN_IN_FIRST = 'Please sign in to continue';
@@ -71,91 +71,75 @@ export default function UserEditScreen() {
   );
 }
 
+/** The user edit form as typed. */
+interface UserFields {
+  name: string;
+  email: string;
+  password: string;
+  isAdmin: boolean;
+}
+
+const fields = adminUserUpdateBody.shape;
+
 function UserEditForm({ user, signedInId }: { user: PublicUser; signedInId: string }) {
   const navigate = useNavigate();
   const dispatch = useAppDispatch();
-  const [fields, setFields] = useState<UserFields>({ name: user.name, email: user.email, password: '', isAdmin: user.isAdmin });
-  const [errors, setErrors] = useState<UserFieldErrors>({});
+  const form = useZodForm<UserFields, AdminUserUpdateBody>(adminUserUpdateBody, {
+    name: user.name,
+    email: user.email,
+    password: '',
+    isAdmin: user.isAdmin,
+  });
   const [updateUser, { isLoading: updating }] = useUpdateUserMutation();
 
-  function change(field: keyof UserFieldErrors) {
-    return (event: ChangeEvent<HTMLInputElement>) => {
-      const value = event.target.value;
-      setFields((current) => ({ ...current, [field]: value }));
-      setErrors((current) => ({ ...current, [field]: undefined }));
-    };
-  }
-
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const check = checkUser(fields);
-    if (!check.ok) {
-      setErrors(check.errors);
-      for (const message of Object.values(check.errors)) if (message) toastError(message);
-      return;
-    }
-    try {
-      const updated = await updateUser({ id: user._id, ...check.user }).unwrap();
-      // Editing your own account here changes the name and rights the header shows.
-      if (updated._id === signedInId) dispatch(setCredentials(updated));
-      toastSuccess('User updated.');
-      navigate(paths.admin.users);
-    } catch (err) {
-      toastErrors(err);
-    }
-  }
+  // An empty password means "keep the current one" (docs/product-rules.md, Validation) and passes.
+  const submit = form.handleSubmit(
+    async ({ name, email, password, isAdmin }) => {
+      try {
+        const updated = await updateUser({
+          id: user._id,
+          name: name ?? user.name,
+          email: email ?? user.email,
+          password: password ?? '',
+          isAdmin: isAdmin ?? user.isAdmin,
+        }).unwrap();
+        // Editing your own account here changes the name and rights the header shows.
+        if (updated._id === signedInId) dispatch(setCredentials(updated));
+        toastSuccess('User updated.');
+        navigate(paths.admin.users);
+      } catch (err) {
+        toastErrors(err);
+      }
+    },
+    (errors) => {
+      for (const message of fieldMessages(errors)) toastError(message);
+    },
+  );
 
   return (
     <Form onSubmit={submit} noValidate>
-      <Form.Group controlId="user-name" className="mb-3">
-        <Form.Label>Name</Form.Label>
-        <Form.Control
-          value={fields.name}
-          onChange={change('name')}
-          autoComplete="off"
-          maxLength={100}
-          isInvalid={!!errors.name}
-          required
-        />
-        <Form.Control.Feedback type="invalid">{errors.name}</Form.Control.Feedback>
-      </Form.Group>
-
-      <Form.Group controlId="user-email" className="mb-3">
-        <Form.Label>Email</Form.Label>
-        <Form.Control
-          type="email"
-          value={fields.email}
-          onChange={change('email')}
-          autoComplete="off"
-          maxLength={254}
-          isInvalid={!!errors.email}
-          required
-        />
-        <Form.Control.Feedback type="invalid">{errors.email}</Form.Control.Feedback>
-      </Form.Group>
-
-      <Form.Group controlId="user-password" className="mb-3">
-        <Form.Label>Password</Form.Label>
-        <Form.Control
-          type="password"
-          value={fields.password}
-          onChange={change('password')}
-          autoComplete="new-password"
-          aria-describedby="user-password-help"
-          isInvalid={!!errors.password}
-        />
-        <Form.Control.Feedback type="invalid">{errors.password}</Form.Control.Feedback>
-        <Form.Text id="user-password-help">Leave blank to keep the current password</Form.Text>
-      </Form.Group>
-
-      <Form.Group controlId="user-is-admin" className="mb-3">
-        <Form.Check
-          type="checkbox"
-          label="Is Admin"
-          checked={fields.isAdmin}
-          onChange={(e) => setFields((current) => ({ ...current, isAdmin: e.target.checked }))}
-        />
-      </Form.Group>
+      <FormField form={form} name="name" id="user-name" label="Name" schema={fields.name} autoComplete="off" required />
+      <FormField
+        form={form}
+        name="email"
+        id="user-email"
+        label="Email"
+        type="email"
+        schema={fields.email}
+        autoComplete="off"
+        required
+      />
+      <FormField
+        form={form}
+        name="password"
+        id="user-password"
+        label="Password"
+        type="password"
+        schema={fields.password}
+        autoComplete="new-password"
+        hint="Leave blank to keep the current password"
+      />
+      <FormField form={form} name="isAdmin" id="user-is-admin" label="Is Admin" control="checkbox" />
 
       <Button type="submit" variant="dark" disabled={updating}>
         {updating && <Spinner animation="border" size="sm" aria-hidden="true" className="me-2" />}

@@ -1,6 +1,5 @@
-// First, before any schema parses: no eval under the shop's CSP (see zod-jitless.ts).
-import '../../zod-jitless';
-import { type ManualPaymentBody, manualPaymentBody, resolvePaymentBody } from '../../../shared/schemas/payments';
+import { z } from 'zod';
+import { manualPaymentBody, resolvePaymentBody } from '../../../shared/schemas/payments';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -23,53 +22,50 @@ export function orderIdProblem(id: string): string | null {
   return 'Not a valid order id';
 }
 
+/** An order id field: the id or its order page's link, read as the id. */
+const orderIdText = z
+  .string()
+  .max(300, { error: 'Not a valid order id' })
+  .transform(orderIdFrom)
+  .superRefine((id, ctx) => {
+    const problem = orderIdProblem(id);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+/** The amount as an admin types it from the statement; then the server's own rule. */
+const amountText = z
+  .string()
+  .trim()
+  .min(1, { error: 'Enter the amount M-Pesa shows' })
+  .max(12, { error: 'Amount must be a number' })
+  .transform((text): unknown => text)
+  .pipe(manualPaymentBody.shape.amount);
+
+/** Gives an unmatched payment to an order. */
+export const assignForm = z.object({ orderId: orderIdText });
+
+/** Closes an exception with the merchant's note. */
+export const resolveForm = resolvePaymentBody;
+
+/** The ledger screen's manual entry: the server's schema, over what the admin types. */
+export const manualPaymentForm = z.object({
+  orderId: orderIdText,
+  receipt: manualPaymentBody.shape.receipt,
+  amount: amountText,
+  phone: z
+    .string()
+    .trim()
+    .max(20, { error: 'Phone must be at most 20 characters' })
+    .transform((phone) => phone || undefined),
+});
+
+/** An order page's entry: the order is known, so only the receipt and the amount. */
+export const orderPaymentForm = manualPaymentForm.pick({ receipt: true, amount: true });
+
 /** The manual-entry form as typed: everything stays text until checked. */
 export interface ManualPaymentFields {
   orderId: string;
   receipt: string;
   amount: string;
   phone: string;
-}
-
-export type ManualPaymentErrors = Partial<Record<keyof ManualPaymentFields, string>>;
-
-export type ManualPaymentCheck = { ok: true; body: ManualPaymentBody } | { ok: false; errors: ManualPaymentErrors };
-
-const FIELDS: readonly string[] = ['orderId', 'receipt', 'amount', 'phone'];
-const isField = (key: PropertyKey | undefined): key is keyof ManualPaymentFields =>
-  typeof key === 'string' && FIELDS.includes(key);
-
-/**
- * Checks the form with the server's own schema, so the screen refuses what the server would, with
- * the same messages, before anything is sent. The first message per field is kept.
- */
-export function checkManualPayment(fields: ManualPaymentFields): ManualPaymentCheck {
-  const orderId = orderIdFrom(fields.orderId);
-  const errors: ManualPaymentErrors = {};
-  const idProblem = orderIdProblem(orderId);
-  if (idProblem) errors.orderId = idProblem;
-  if (fields.amount.trim() === '') errors.amount = 'Enter the amount M-Pesa shows';
-  const phone = fields.phone.trim();
-  const parsed = manualPaymentBody.safeParse({
-    orderId,
-    receipt: fields.receipt,
-    amount: fields.amount,
-    ...(phone ? { phone } : {}),
-  });
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      const field = issue.path[0];
-      if (isField(field) && !errors[field]) errors[field] = issue.message;
-    }
-  }
-  if (!parsed.success || Object.keys(errors).length > 0) return { ok: false, errors };
-  return { ok: true, body: parsed.data };
-}
-
-/** The resolving note, trimmed, or the message saying one is needed. */
-export function checkNote(text: string): { ok: true; note: string } | { ok: false; error: string } {
-  const parsed = resolvePaymentBody.safeParse({ note: text });
-  return parsed.success
-    ? { ok: true, note: parsed.data.note }
-    : { ok: false, error: parsed.error.issues[0]?.message ?? 'Write a note' };
 }

@@ -1,13 +1,14 @@
-import { type FormEvent, useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
 import Spinner from 'react-bootstrap/Spinner';
 import { Link } from 'react-router';
-import type { Review } from '../../../shared/schemas/products';
+import { type Review, type ReviewBody, reviewForm } from '../../../shared/schemas/products';
 import { paths } from '../../app/paths';
 import { useAppSelector } from '../../app/store';
+import FormField from '../../components/form/FormField';
+import { useZodForm } from '../../components/form/useZodForm';
 import Message from '../../components/Message';
-import { toastError, toastErrors, toastSuccess } from '../../lib/toast';
+import { toastErrors, toastSuccess } from '../../lib/toast';
 import { useCreateReviewMutation } from './api';
 
 /** The rating choices of docs/product-rules.md. */
@@ -27,25 +28,18 @@ export default function ReviewForm({ productId, reviews }: { productId: string; 
   const user = useAppSelector((s) => s.auth.user);
   // One review per shopper: once theirs is listed, the form would only earn a "already reviewed" error.
   const reviewed = user !== null && reviews.some((review) => review.user === user._id);
-  const [rating, setRating] = useState('');
-  const [comment, setComment] = useState('');
+  const form = useZodForm<{ rating: string; comment: string }, ReviewBody>(reviewForm, { rating: '', comment: '' });
   const [createReview, { isLoading }] = useCreateReviewMutation();
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    if (!rating) {
-      toastError('Please select a review');
-      return;
-    }
+  const submit = form.handleSubmit(async ({ rating, comment }) => {
     try {
-      const result = await createReview({ productId, rating: Number(rating), comment }).unwrap();
+      const result = await createReview({ productId, rating, comment }).unwrap();
       toastSuccess(result.msg);
-      setRating('');
-      setComment('');
+      form.reset();
     } catch (error) {
       toastErrors(error);
     }
-  }
+  });
 
   return (
     <section aria-labelledby="write-review-heading" className="mt-4">
@@ -53,33 +47,29 @@ export default function ReviewForm({ productId, reviews }: { productId: string; 
         Write a Customer Review
       </h2>
       {user ? (
-        <Form onSubmit={submit}>
+        <Form noValidate onSubmit={submit}>
           {reviewed && (
             <Message variant="info">You have reviewed this product. Delete your review above to write a new one.</Message>
           )}
           {/* Kept on screen, emptied and closed: the review just sent is listed above. */}
           <fieldset disabled={reviewed}>
-            <Form.Group controlId="review-rating" className="mb-3">
-              <Form.Label>Rating</Form.Label>
-              <Form.Select value={rating} onChange={(e) => setRating(e.target.value)}>
-                <option value="">Select...</option>
-                {RATING_CHOICES.map((choice) => (
-                  <option key={choice.value} value={choice.value}>
-                    {choice.label}
-                  </option>
-                ))}
-              </Form.Select>
-            </Form.Group>
-            <Form.Group controlId="review-comment" className="mb-3">
-              <Form.Label>Comment</Form.Label>
-              <Form.Control
-                as="textarea"
-                rows={4}
-                maxLength={2000}
-                value={comment}
-                onChange={(e) => setComment(e.target.value)}
-              />
-            </Form.Group>
+            <FormField form={form} name="rating" id="review-rating" label="Rating" control="select">
+              <option value="">Select...</option>
+              {RATING_CHOICES.map((choice) => (
+                <option key={choice.value} value={choice.value}>
+                  {choice.label}
+                </option>
+              ))}
+            </FormField>
+            <FormField
+              form={form}
+              name="comment"
+              id="review-comment"
+              label="Comment"
+              control="textarea"
+              rows={4}
+              schema={reviewForm.shape.comment}
+            />
             <Button type="submit" variant="dark" disabled={isLoading} className="d-inline-flex align-items-center gap-2">
               {isLoading && <Spinner animation="border" size="sm" aria-hidden="true" />}
               Submit

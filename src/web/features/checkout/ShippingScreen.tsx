@@ -1,12 +1,19 @@
-import { type FormEvent, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
 import { Navigate, useLocation, useNavigate } from 'react-router';
-import type { ShippingAddress } from '../../../shared/schemas/orders';
+import {
+  type ShippingAddress,
+  type ShippingAddressForm,
+  shippingAddress,
+  shippingAddressForm,
+} from '../../../shared/schemas/orders';
 import { paths } from '../../app/paths';
 import { useAppDispatch, useAppSelector } from '../../app/store';
 import CheckoutSteps from '../../components/CheckoutSteps';
 import FormContainer from '../../components/FormContainer';
+import FormField from '../../components/form/FormField';
+import { useZodForm } from '../../components/form/useZodForm';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import { saveShippingAddress } from '../cart/cartSlice';
@@ -51,20 +58,44 @@ function Suggestions({ id, names }: { id: string; names: readonly string[] }) {
 /** Phone and postal code bring up the numeric keypad on phones and stay digit strings ("00100" keeps its zeros). */
 const numericInput = { type: 'tel', inputMode: 'numeric', pattern: '[0-9]*' } as const;
 
+const fields = shippingAddressForm.shape;
+
+/** The address as the form holds it: the saved one, or empty lines. */
+function formValues(address: Partial<ShippingAddress>): ShippingAddressForm {
+  return {
+    county: address.county ?? '',
+    phoneNumber: address.phoneNumber ?? '',
+    postalCode: address.postalCode ?? '',
+    sub_county: address.sub_county ?? '',
+    ward: address.ward ?? '',
+  };
+}
+
 function ShippingForm() {
   const saved = useAppSelector((s) => s.cart.shippingAddress);
   const dispatch = useAppDispatch();
   const navigate = useNavigate();
   const location = useLocation();
   const suggestions = useAddressSuggestions();
-
-  const [county, setCounty] = useState(saved.county ?? '');
-  const [phoneNumber, setPhoneNumber] = useState(saved.phoneNumber ?? '');
-  const [postalCode, setPostalCode] = useState(saved.postalCode ?? '');
-  const [subCounty, setSubCounty] = useState(saved.sub_county ?? '');
-  const [ward, setWard] = useState(saved.ward ?? '');
+  const form = useZodForm<ShippingAddressForm, ShippingAddress>(shippingAddressForm, formValues(saved));
+  const [county, subCounty] = form.watch(['county', 'sub_county']);
 
   const addressIncomplete = isShippingNotice(location.state) && location.state.addressIncomplete === true;
+
+  // Sent back by Place Order: the fields it still needs say so, in the API's own words.
+  useEffect(() => {
+    if (!addressIncomplete) return;
+    const check = shippingAddress.safeParse(form.getValues());
+    const missing = new Map<keyof ShippingAddressForm, string>();
+    for (const issue of check.success ? [] : check.error.issues) {
+      const field = issue.path[0];
+      // The first message of each field: "County is required", not what follows from it.
+      if (typeof field === 'string' && field in fields && !missing.has(field as keyof ShippingAddressForm)) {
+        missing.set(field as keyof ShippingAddressForm, issue.message);
+      }
+    }
+    for (const [field, message] of missing) form.setError(field, { message });
+  }, [addressIncomplete, form]);
 
   // A browser with no address of its own (a new phone, or the cart cleared after an order) starts
   // from the address of the shopper's newest order, which the server keeps with it.
@@ -77,28 +108,16 @@ function ShippingForm() {
     if (!lastAddress || lookedAtLastOrder) return;
     setLookedAtLastOrder(true);
     // Only into an untouched form: never over what the shopper has started typing.
-    if ([county, phoneNumber, postalCode, subCounty, ward].some(Boolean)) return;
+    if (Object.values(form.getValues()).some(Boolean)) return;
     setFilledFromLastOrder(true);
-    setCounty(lastAddress.county);
-    setPhoneNumber(lastAddress.phoneNumber);
-    setPostalCode(lastAddress.postalCode);
-    setSubCounty(lastAddress.sub_county);
-    setWard(lastAddress.ward);
-  }, [lastAddress, lookedAtLastOrder, county, phoneNumber, postalCode, subCounty, ward]);
+    form.reset(formValues(lastAddress));
+  }, [lastAddress, lookedAtLastOrder, form]);
 
-  // The address form has no required fields (docs/product-rules.md, Validation): Place Order sends an incomplete address back.
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const address: ShippingAddress = {
-      county: county.trim(),
-      phoneNumber: phoneNumber.replace(/\s+/g, ''),
-      postalCode: postalCode.replace(/\s+/g, ''),
-      sub_county: subCounty.trim(),
-      ward: ward.trim(),
-    };
+  // No field is required here (docs/product-rules.md, Validation): Place Order sends an incomplete address back.
+  const submit = form.handleSubmit((address) => {
     dispatch(saveShippingAddress(address));
     navigate(paths.placeOrder);
-  }
+  });
 
   return (
     <FormContainer>
@@ -112,59 +131,59 @@ function ShippingForm() {
         </p>
       )}
       <Form noValidate onSubmit={submit}>
-        <Form.Group className="mb-3" controlId="county">
-          <Form.Label>County</Form.Label>
-          <Form.Control
-            list="county-options"
-            autoComplete="address-level1"
-            placeholder="e.g. Nairobi"
-            value={county}
-            onChange={(e) => setCounty(e.target.value)}
-          />
+        <FormField
+          form={form}
+          name="county"
+          label="County"
+          schema={fields.county}
+          list="county-options"
+          autoComplete="address-level1"
+          placeholder="e.g. Nairobi"
+        >
           <Suggestions id="county-options" names={suggestions?.countyNames ?? []} />
-        </Form.Group>
-        <Form.Group className="mb-3" controlId="phoneNumber">
-          <Form.Label>Phone Number</Form.Label>
-          <Form.Control
-            {...numericInput}
-            autoComplete="tel-national"
-            placeholder="e.g. 0711223344"
-            value={phoneNumber}
-            onChange={(e) => setPhoneNumber(e.target.value)}
-          />
-        </Form.Group>
-        <Form.Group className="mb-3" controlId="postalCode">
-          <Form.Label>Postal Code</Form.Label>
-          <Form.Control
-            {...numericInput}
-            autoComplete="postal-code"
-            placeholder="e.g. 00100"
-            value={postalCode}
-            onChange={(e) => setPostalCode(e.target.value)}
-          />
-        </Form.Group>
-        <Form.Group className="mb-3" controlId="subCounty">
-          <Form.Label>Sub County</Form.Label>
-          <Form.Control
-            list="sub-county-options"
-            autoComplete="address-level2"
-            placeholder="e.g. Westlands"
-            value={subCounty}
-            onChange={(e) => setSubCounty(e.target.value)}
-          />
+        </FormField>
+        <FormField
+          form={form}
+          name="phoneNumber"
+          label="Phone Number"
+          schema={fields.phoneNumber}
+          {...numericInput}
+          autoComplete="tel-national"
+          placeholder="e.g. 0711223344"
+        />
+        <FormField
+          form={form}
+          name="postalCode"
+          label="Postal Code"
+          schema={fields.postalCode}
+          {...numericInput}
+          autoComplete="postal-code"
+          placeholder="e.g. 00100"
+        />
+        <FormField
+          form={form}
+          name="sub_county"
+          id="subCounty"
+          label="Sub County"
+          schema={fields.sub_county}
+          list="sub-county-options"
+          autoComplete="address-level2"
+          placeholder="e.g. Westlands"
+        >
           <Suggestions id="sub-county-options" names={suggestions?.subCountyNames(county) ?? []} />
-        </Form.Group>
-        <Form.Group className="mb-4" controlId="ward">
-          <Form.Label>Ward</Form.Label>
-          <Form.Control
-            list="ward-options"
-            autoComplete="address-level3"
-            placeholder="e.g. Parklands/Highridge"
-            value={ward}
-            onChange={(e) => setWard(e.target.value)}
-          />
+        </FormField>
+        <FormField
+          form={form}
+          name="ward"
+          label="Ward"
+          className="mb-4"
+          schema={fields.ward}
+          list="ward-options"
+          autoComplete="address-level3"
+          placeholder="e.g. Parklands/Highridge"
+        >
           <Suggestions id="ward-options" names={suggestions?.wardNames(county, subCounty) ?? []} />
-        </Form.Group>
+        </FormField>
         <div className="d-grid d-sm-block">
           <Button type="submit" variant="dark" className="px-4">
             Continue

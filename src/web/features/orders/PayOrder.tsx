@@ -1,12 +1,14 @@
-import { type FormEvent, useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
 import Spinner from 'react-bootstrap/Spinner';
 import { useNavigate } from 'react-router';
 import { formatKsh } from '../../../shared/money';
 import type { Order } from '../../../shared/schemas/orders';
+import { mpesaNumberForm } from '../../../shared/schemas/payments';
 import { paths } from '../../app/paths';
 import { useAppDispatch } from '../../app/store';
+import FormField from '../../components/form/FormField';
+import { useZodForm } from '../../components/form/useZodForm';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { followPayment } from './followedPaymentSlice';
 import { paymentsApi, useSendPaymentPromptMutation } from './paymentsApi';
@@ -37,20 +39,20 @@ export default function PayOrder({ order }: { order: Order }) {
   const navigate = useNavigate();
   const dispatch = useAppDispatch();
   // The number last paid with on this device, else the order's contact number.
-  const [phoneNumber, setPhoneNumber] = useState(() => rememberedMpesaNumber() ?? order.shippingAddress.phoneNumber);
+  const form = useZodForm<{ phoneNumber: string }, { phoneNumber: string }>(mpesaNumberForm, {
+    phoneNumber: rememberedMpesaNumber() ?? order.shippingAddress.phoneNumber,
+  });
   const [sendPrompt, { isLoading: sending }] = useSendPaymentPromptMutation();
   // Read, not subscribed: PaymentStatus keeps this up to date.
   const { data: status } = paymentsApi.endpoints.getPaymentStatus.useQueryState(order._id);
   const waiting = status?.lastAttempt?.status === 'pending';
   // M-Pesa charges whole shillings: the total rounded up, as the server expects.
   const amount = Math.ceil(order.totalPrice);
-  const hintId = `mpesa-phone-hint-${order._id}`;
 
-  async function pay(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
+  const pay = form.handleSubmit(async ({ phoneNumber }) => {
     try {
-      const { msg } = await sendPrompt({ orderId: order._id, phoneNumber: phoneNumber.trim(), Amount: amount }).unwrap();
-      rememberMpesaNumber(phoneNumber.trim());
+      const { msg } = await sendPrompt({ orderId: order._id, phoneNumber, Amount: amount }).unwrap();
+      rememberMpesaNumber(phoneNumber);
       toastSuccess(msg);
       // Home, as the specification says; the banner there follows the payment.
       dispatch(followPayment({ orderId: order._id, orderNumber: order.orderNumber }));
@@ -58,29 +60,27 @@ export default function PayOrder({ order }: { order: Order }) {
     } catch (error) {
       toastErrors(error);
     }
-  }
+  });
 
   return (
-    <Form onSubmit={pay}>
-      <Form.Group controlId={`mpesa-phone-${order._id}`} className="mb-3">
-        <Form.Label>M-Pesa phone number</Form.Label>
-        <Form.Control
-          type="tel"
-          inputMode="numeric"
-          autoComplete="tel"
-          placeholder="e.g. 0712345678"
-          required
-          maxLength={20}
-          value={phoneNumber}
-          onChange={(e) => setPhoneNumber(e.target.value)}
-          aria-describedby={hintId}
-        />
-        <Form.Text id={hintId}>
-          {waiting
+    <Form noValidate onSubmit={pay}>
+      <FormField
+        form={form}
+        name="phoneNumber"
+        id={`mpesa-phone-${order._id}`}
+        label="M-Pesa phone number"
+        schema={mpesaNumberForm.shape.phoneNumber}
+        type="tel"
+        inputMode="numeric"
+        autoComplete="tel"
+        placeholder="e.g. 0712345678"
+        required
+        hint={
+          waiting
             ? 'A prompt is already on its way to your phone. If it does not come, wait a minute and send it again.'
-            : 'M-Pesa sends a prompt to this phone; enter your PIN there.'}
-        </Form.Text>
-      </Form.Group>
+            : 'M-Pesa sends a prompt to this phone; enter your PIN there.'
+        }
+      />
       <p className="mb-3">
         You will pay <strong>{formatKsh(amount)}</strong>
         {amount !== order.totalPrice && (
