@@ -77,10 +77,10 @@ describe('browsing by category, sort and price on a phone', () => {
     expect(await page.evaluate(() => window.scrollX)).toBe(0);
     await expectNoSidewaysScroll(page);
 
-    await bar.getByRole('link', { name: `${LAMPS}, ${LAMP_PRICES.length} products` }).click();
+    await bar.getByRole('link', { name: `${LAMPS} ${LAMP_PRICES.length} products` }).click();
     await page.waitForURL(`**/category/${LAMPS}`);
     await expect.poll(() => page.getByText(`${LAMPS} · ${LAMP_PRICES.length} products`).isVisible()).toBe(true);
-    expect(await bar.getByRole('link', { name: new RegExp(`^${LAMPS},`) }).getAttribute('aria-current')).toBe('page');
+    expect(await bar.getByRole('link', { name: new RegExp(`^${LAMPS} \\d`) }).getAttribute('aria-current')).toBe('page');
     expect(await page.locator('.carousel').count()).toBe(0);
     await expect.poll(() => page.locator('.product-card').count()).toBe(12);
 
@@ -162,7 +162,7 @@ describe('browsing by category, sort and price on a phone', () => {
     await page.goto(`/category/${encodeURIComponent('tv/audio & sound')}`);
     await expect.poll(() => page.getByText('TV/Audio & Sound · 1 product').isVisible()).toBe(true);
     expect(await page.locator('.product-card').allTextContents()).toEqual([expect.stringContaining(radio.name)]);
-    const chip = page.getByRole('navigation', { name: 'Categories' }).getByRole('link', { name: /^TV\/Audio & Sound,/ });
+    const chip = page.getByRole('navigation', { name: 'Categories' }).getByRole('link', { name: /^TV\/Audio & Sound 1 product/ });
     expect(await chip.getAttribute('aria-current')).toBe('page');
     expect(await chip.getAttribute('href')).toBe(`/category/${encodeURIComponent('TV/Audio & Sound')}`);
     expect(problems).toEqual([]);

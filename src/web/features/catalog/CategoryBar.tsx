@@ -37,11 +37,12 @@ export default function CategoryBar({ current, query }: { current: string; query
               to={paths.category(category.name) + query}
               className="category-chip"
               aria-current={category.name.toLowerCase() === shown ? 'page' : undefined}
-              aria-label={`${category.name}, ${category.count} ${category.count === 1 ? 'product' : 'products'}`}
             >
-              {category.name}
-              <span className="category-count" aria-hidden="true">
+              {/* Read as "Lamps 14 products"; the hidden word keeps the visible text inside the name (WCAG 2.5.3). */}
+              <span>{category.name}</span>
+              <span className="category-count">
                 {category.count}
+                <span className="visually-hidden"> {category.count === 1 ? 'product' : 'products'}</span>
               </span>
             </Link>
           </li>
