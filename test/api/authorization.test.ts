@@ -56,6 +56,7 @@ const MATRIX: Record<string, Row> = {
   'GET /api/health/live': { expect: everyone(200), call: async () => ({ path: '/api/health/live' }) },
   'GET /api/products': { expect: everyone(200), call: async () => ({ path: '/api/products?keyword=a' }) },
   'GET /api/products/top': { expect: everyone(200), call: async () => ({ path: '/api/products/top' }) },
+  'GET /api/products/categories': { expect: everyone(200), call: async () => ({ path: '/api/products/categories' }) },
   'GET /api/products/{id}': {
     expect: everyone(200),
     call: async (ctx) => ({ path: `/api/products/${(await createProduct(ctx.admin))._id}` }),
@@ -183,6 +184,21 @@ const MATRIX: Record<string, Row> = {
     expect: everyone(200),
     call: async () => ({ path: '/api/hooks/daraja/c2b/not-the-secret/validate', json: { TransID: 'X' } }),
   },
+  // Reversal and Transaction Status Results and queue timeouts: Daraja's calls, acknowledged.
+  ...Object.fromEntries(
+    ['rev', 'ts'].flatMap((kind) =>
+      ['result', 'timeout'].map((end) => [
+        `POST /api/hooks/daraja/${kind}/{token}/{id}/${end}`,
+        {
+          expect: everyone(200),
+          call: async () => ({
+            path: `/api/hooks/daraja/${kind}/not-the-secret/00000000-0000-4000-8000-000000000000/${end}`,
+            json: { Result: {} },
+          }),
+        },
+      ]),
+    ),
+  ),
   'GET /api/admin/payments': { expect: adminOnly(200), call: async () => ({ path: '/api/admin/payments?status=exception' }) },
   'GET /api/admin/payments/summary': { expect: adminOnly(200), call: async () => ({ path: '/api/admin/payments/summary' }) },
   'POST /api/admin/payments': {
@@ -200,6 +216,10 @@ const MATRIX: Record<string, Row> = {
       path: '/api/admin/payments/00000000-0000-4000-8000-000000000000/assign',
       json: { orderId: (await ownerOrder(ctx))._id },
     }),
+  },
+  'POST /api/admin/payments/{id}/refund': {
+    expect: adminOnly(404),
+    call: async () => ({ path: '/api/admin/payments/00000000-0000-4000-8000-000000000000/refund' }),
   },
   'POST /api/admin/payments/{id}/resolve': {
     expect: adminOnly(404),
@@ -253,8 +273,13 @@ const SESSIONLESS = new Set([
   'POST /api/hooks/daraja/stk/{token}',
   'POST /api/hooks/daraja/c2b/{token}/confirm',
   'POST /api/hooks/daraja/c2b/{token}/validate',
+  'POST /api/hooks/daraja/rev/{token}/{id}/result',
+  'POST /api/hooks/daraja/rev/{token}/{id}/timeout',
+  'POST /api/hooks/daraja/ts/{token}/{id}/result',
+  'POST /api/hooks/daraja/ts/{token}/{id}/timeout',
+  'GET /api/products/categories',
 ]);
-const PUBLIC_CATALOGUE = ['GET /api/products', 'GET /api/products/top', 'GET /api/products/{id}'];
+const PUBLIC_CATALOGUE = ['GET /api/products', 'GET /api/products/top', 'GET /api/products/{id}', 'GET /api/products/categories'];
 
 let shop: TestShop;
 let ownerEmail: string;

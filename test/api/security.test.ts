@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProductPage } from '../../src/shared/schemas/products.js';
 import type { ApiClient } from '../support/client.js';
 import { expectClientError } from '../support/fixtures.js';
-import { listApiRoutes, type RouteInfo, routeKey } from '../support/routes.js';
+import { DARAJA_HOOK_ROUTES, listApiRoutes, type RouteInfo, routeKey } from '../support/routes.js';
 import { startTestShop, type TestShop } from '../support/shop.js';
 
 let shop: TestShop;
@@ -10,13 +10,8 @@ let admin: ApiClient;
 let routes: RouteInfo[];
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-/** Safaricom calls this one: it has no browser session, and its path secret is its credential. */
 /** The calls Daraja makes: no browser, no token, and an answer to whatever is sent. */
-const DARAJA_HOOKS = new Set([
-  'POST /api/hooks/daraja/stk/{token}',
-  'POST /api/hooks/daraja/c2b/{token}/confirm',
-  'POST /api/hooks/daraja/c2b/{token}/validate',
-]);
+const DARAJA_HOOKS = new Set(DARAJA_HOOK_ROUTES);
 const SOME_UUID = '00000000-0000-4000-8000-000000000000';
 
 /** A concrete URL for a route template, with every parameter set to `value`. */
@@ -47,6 +42,10 @@ describe('XSRF', () => {
       '/api/hooks/daraja/stk/whatever',
       '/api/hooks/daraja/c2b/whatever/confirm',
       '/api/hooks/daraja/c2b/whatever/validate',
+      `/api/hooks/daraja/rev/whatever/${SOME_UUID}/result`,
+      `/api/hooks/daraja/rev/whatever/${SOME_UUID}/timeout`,
+      `/api/hooks/daraja/ts/whatever/${SOME_UUID}/result`,
+      `/api/hooks/daraja/ts/whatever/${SOME_UUID}/timeout`,
     ]) {
       const res = await shop.client().request('POST', path, { json: { Body: {} }, xsrf: false });
       expect([path, res.status]).toEqual([path, 200]);

@@ -35,7 +35,7 @@ describe('an admin manages the shop from the browser', () => {
     const { page, problems, context } = await newVisitor(browser, shop);
     await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
     await page.getByRole('button', { name: 'Shop Admin' }).click();
-    await page.getByRole('link', { name: 'Products' }).click();
+    await page.getByRole('link', { name: 'Products', exact: true }).click();
     await page.waitForURL('**/admin/productlist');
     await expect.poll(() => page.getByRole('heading', { name: 'Products' }).isVisible()).toBe(true);
     await screenshotBoth(page, 'admin-products');

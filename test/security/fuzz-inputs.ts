@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { ApiClient } from '../support/client.js';
-import { listApiRoutes, routeKey } from '../support/routes.js';
+import { DARAJA_HOOK_ROUTES, listApiRoutes, routeKey } from '../support/routes.js';
 import type { Expectation, RawRequest } from './fuzz-http.js';
 
 /**
@@ -62,7 +62,7 @@ export const DARAJA_CALLBACK = 'POST /api/hooks/daraja/stk/{token}';
 export const C2B_HOOKS = new Set(['POST /api/hooks/daraja/c2b/{token}/confirm', 'POST /api/hooks/daraja/c2b/{token}/validate']);
 /** Every call Daraja makes: each carries the shop's secret and acknowledges whatever it is sent. */
 export function isDarajaHook(key: string): boolean {
-  return key === DARAJA_CALLBACK || C2B_HOOKS.has(key);
+  return DARAJA_HOOK_ROUTES.includes(key);
 }
 /** The one route that takes a file. */
 export const UPLOAD_ROUTE = 'POST /api/uploads';
@@ -1154,7 +1154,10 @@ export function refusedCases(route: RouteSpec, ctx: FuzzContext): fc.Arbitrary<F
   const real = pathFor(route, ctx, 'real');
   const kinds: Weighted[] = [];
   if (route.pathParams.length > 0) {
-    kinds.push({ weight: 4, arbitrary: cases(route, 'malformed id', 'refused', pathFor(route, ctx, 'malformed'), body) });
+    kinds.push({
+      weight: 4,
+      arbitrary: cases(route, 'malformed id', daraja ? 'acknowledged' : 'refused', pathFor(route, ctx, 'malformed'), body),
+    });
     kinds.push({
       weight: 3,
       arbitrary: cases(

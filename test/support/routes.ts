@@ -18,3 +18,17 @@ export async function listApiRoutes(client: ApiClient): Promise<RouteInfo[]> {
 }
 
 export const routeKey = (r: RouteInfo) => `${r.method} ${r.path}`;
+
+/**
+ * Every call Daraja makes into the shop: no browser session, no XSRF token, a secret path token,
+ * and an acknowledgement whatever it is sent (an error answer only makes Safaricom retry or give up).
+ */
+export const DARAJA_HOOK_ROUTES: readonly string[] = [
+  'POST /api/hooks/daraja/stk/{token}',
+  'POST /api/hooks/daraja/c2b/{token}/confirm',
+  'POST /api/hooks/daraja/c2b/{token}/validate',
+  'POST /api/hooks/daraja/rev/{token}/{id}/result',
+  'POST /api/hooks/daraja/rev/{token}/{id}/timeout',
+  'POST /api/hooks/daraja/ts/{token}/{id}/result',
+  'POST /api/hooks/daraja/ts/{token}/{id}/timeout',
+];
