@@ -81,7 +81,8 @@ describe('the admin lists on a phone', () => {
     await expect
       .poll(() => unpaidCard.getByRole('button', { name: `Mark As Paid: order ${unpaidOrder.orderNumber}` }).isDisabled())
       .toBe(true);
-    expect((await api.get<Order>(`/api/orders/${unpaidOrder._id}`)).body.isPaid).toBe(true);
+    // The button is disabled while the request is on its way too: wait for the server's answer.
+    await expect.poll(async () => (await api.get<Order>(`/api/orders/${unpaidOrder._id}`)).body.isPaid).toBe(true);
     expect(problems).toEqual([]);
     await context.close();
   });
