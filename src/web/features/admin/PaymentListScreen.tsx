@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import { Link, useSearchParams } from 'react-router';
 import type { LedgerFilter } from '../../../shared/schemas/payments';
@@ -8,7 +8,7 @@ import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import Paginate from '../../components/Paginate';
 import { errorMessage } from '../../lib/errors';
-import { REFUND_POLL_MS, useGetLedgerQuery } from '../orders/paymentsApi';
+import { paymentsApi, REFUND_POLL_MS, useGetLedgerQuery } from '../orders/paymentsApi';
 import PaymentCard from './PaymentCard';
 import RecordPaymentForm from './RecordPaymentForm';
 import './payments.css';
@@ -38,14 +38,15 @@ export default function PaymentListScreen() {
   const [searchParams] = useSearchParams();
   const status = filterFrom(searchParams.get('status'));
   const page = pageFrom(searchParams.get('pageNumber'));
-  const [refundsPending, setRefundsPending] = useState(false);
-  // A refund waits for M-Pesa's result: ask again until none on the page is pending.
-  const { data, isLoading, isFetching, error } = useGetLedgerQuery(
-    { status, pageNumber: page },
-    { pollingInterval: refundsPending ? REFUND_POLL_MS : 0 },
-  );
-  const pendingNow = data?.payments.some((p) => p.status === 'refund_pending') ?? false;
-  useEffect(() => setRefundsPending(pendingNow), [pendingNow]);
+  const ledgerArgs = { status, pageNumber: page };
+  // A refund waits for M-Pesa's result: ask again while one on the page still does (an
+  // unanswered one is listed for the admin and waits for nothing).
+  const { data: shown } = paymentsApi.endpoints.getLedger.useQueryState(ledgerArgs);
+  const refundsPending =
+    shown?.payments.some((p) => p.status === 'refund_pending' && p.exception !== 'refund_unanswered') ?? false;
+  const { data, isLoading, isFetching, error } = useGetLedgerQuery(ledgerArgs, {
+    pollingInterval: refundsPending ? REFUND_POLL_MS : 0,
+  });
   const filter = FILTERS.find((f) => f.value === status) ?? FILTERS[0]!;
   // On a phone the manual-entry form would fill the first screen and push the ledger below it:
   // there it opens from a button. From lg up it is always shown (the button is hidden).
