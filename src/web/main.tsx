@@ -1,6 +1,6 @@
 import './styles/bootstrap.scss';
 import './styles.css';
-import { StrictMode } from 'react';
+import { StrictMode, startTransition } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Provider } from 'react-redux';
 import { BrowserRouter } from 'react-router';
@@ -42,14 +42,19 @@ if (data.product && data.product._id === productId) {
 // first render: the page appears whole, with no spinner that then gives way to it.
 function render() {
   if (!root) return;
-  createRoot(root).render(
-    <StrictMode>
-      <Provider store={store}>
-        <BrowserRouter>
-          <AppRoutes />
-        </BrowserRouter>
-      </Provider>
-    </StrictMode>,
-  );
+  const reactRoot = createRoot(root);
+  // As a transition, React renders the first screen in slices of a few milliseconds, so a slow
+  // phone's main thread stays free for taps instead of blocking for the whole first render.
+  startTransition(() => {
+    reactRoot.render(
+      <StrictMode>
+        <Provider store={store}>
+          <BrowserRouter>
+            <AppRoutes />
+          </BrowserRouter>
+        </Provider>
+      </StrictMode>,
+    );
+  });
 }
 preloadScreen(window.location.pathname).then(render, render);
