@@ -182,7 +182,13 @@ describe('the ledger keeps every payment', () => {
     expect((await admin.delete(`/api/orders/${gone.order._id}`)).status).toBe(200);
     await waitFor(async () => (await listLedger('unmatched')).filter((p) => p.amount === gone.due).length).toBe(1);
     const unmatched = (await listLedger('unmatched')).find((p) => p.amount === gone.due)!;
-    expect(unmatched).toMatchObject({ orderId: null, status: 'exception', exception: 'unmatched', phone: '254700000008' });
+    expect(unmatched).toMatchObject({
+      orderId: null,
+      orderNumber: null,
+      status: 'exception',
+      exception: 'unmatched',
+      phone: '254700000008',
+    });
 
     expectClientError(
       await admin.post(`/api/admin/payments/${unmatched._id}/assign`, { orderId: '00000000-0000-4000-8000-000000000000' }),
@@ -194,7 +200,14 @@ describe('the ledger keeps every payment', () => {
     });
     expect(assigned.status, JSON.stringify(assigned.body)).toBe(200);
     // It pays the cheaper order; the difference stays open for the merchant to refund.
-    expect(assigned.body).toMatchObject({ status: 'credited', exception: 'overpaid', orderId: target.order._id });
+    expect(assigned.body).toMatchObject({
+      status: 'credited',
+      exception: 'overpaid',
+      orderId: target.order._id,
+      orderNumber: target.order.orderNumber,
+    });
+    // The admin's list names the order by the number its customer knows.
+    expect((await listLedger('all')).find((p) => p._id === unmatched._id)?.orderNumber).toBe(target.order.orderNumber);
     expect(await status(target.shopper, target.order._id)).toMatchObject({ isPaid: true, receipt: unmatched.receipt });
     expectClientError(await admin.post(`/api/admin/payments/${unmatched._id}/assign`, { orderId: target.order._id }), 409);
   });

@@ -187,7 +187,10 @@ describe('an admin deals with M-Pesa payment exceptions on /admin/payments', () 
     const card = cardOf(page, double.receipt!);
     expect(await card.getByText(DOUBLE_PAYMENT_REASON).isVisible()).toBe(true);
     expect(await card.getByText('Exception', { exact: true }).isVisible()).toBe(true);
-    expect(await card.getByRole('link', { name: order._id }).isVisible()).toBe(true);
+    // The order is named by the short number its customer knows, and the link opens it.
+    const orderLink = card.getByRole('link', { name: order.orderNumber, exact: true });
+    expect(await orderLink.isVisible()).toBe(true);
+    expect(await orderLink.getAttribute('href')).toBe(`/order/${order._id}`);
     expect(await card.getByText('254700000008').or(card.getByText('254708374149')).count()).toBe(1);
     // A double payment is not unmatched: it can be resolved, not assigned.
     expect(await card.getByRole('button', { name: 'Assign to order' }).count()).toBe(0);

@@ -157,7 +157,7 @@ export async function paymentStatus(
     receipt: order.mpesaReceipt,
     amountDue: amountDue(order.totalCents),
     lastAttempt: last ? toAttemptJson(last) : null,
-    payments: payments.map((p) => toLedgerJson(p, viewer.isAdmin ? 'admin' : 'owner', refunds.get(p.id) ?? null)),
+    payments: payments.map((p) => toLedgerJson(p, viewer.isAdmin ? 'admin' : 'owner', order.number, refunds.get(p.id) ?? null)),
     amountPaid: creditedCents / 100,
     ...howToPayWithout(lipaNaMpesa, order.number, order.isPaid ? 0 : amountStillDue(order.totalCents, creditedCents)),
     paybillSimulator: paybillSimulation !== null && !order.isPaid,

@@ -100,6 +100,8 @@ export const ledgerPayment = z.object({
   phone: z.string().nullable(),
   source: paymentSource,
   orderId: z.string().nullable(),
+  /** The order's short number, which screens show instead of its id; null when no order is named. */
+  orderNumber: z.string().nullable(),
   status: ledgerStatus,
   exception: paymentException.nullable(),
   /** When M-Pesa says it happened, else when the shop learned of it. */

@@ -327,7 +327,12 @@ export async function latestRefunds(db: Queryable, paymentIds: string[]): Promis
   return new Map(rows.map((r) => [r.paymentId, r] as const));
 }
 
-export function toLedgerJson(row: LedgerRow, viewer: 'admin' | 'owner', refund: RefundRow | null = null): LedgerPayment {
+export function toLedgerJson(
+  row: LedgerRow,
+  viewer: 'admin' | 'owner',
+  orderNumber: string | null,
+  refund: RefundRow | null = null,
+): LedgerPayment {
   return {
     _id: row.id,
     receipt: row.receipt,
@@ -335,6 +340,7 @@ export function toLedgerJson(row: LedgerRow, viewer: 'admin' | 'owner', refund: 
     phone: row.phone === null ? null : viewer === 'admin' ? row.phone : maskMsisdn(row.phone),
     source: row.source as PaymentSource,
     orderId: row.orderId,
+    orderNumber: row.orderId === null ? null : orderNumber,
     status: row.status as LedgerStatus,
     exception: row.exception as PaymentException | null,
     receivedAt: (row.transactionAt ?? row.createdAt).toISOString(),
@@ -348,13 +354,23 @@ export function toLedgerJson(row: LedgerRow, viewer: 'admin' | 'owner', refund: 
   };
 }
 
-/** Payments as the API shows them, each with its latest refund. */
+/** The short numbers of the orders that payments name, by order id. */
+async function orderNumbersOf(db: Queryable, rows: LedgerRow[]): Promise<Map<string, string>> {
+  const orderIds = [...new Set(rows.flatMap((r) => (r.orderId ? [r.orderId] : [])))];
+  if (orderIds.length === 0) return new Map();
+  const found = await db.select({ id: orders.id, number: orders.number }).from(orders).where(inArray(orders.id, orderIds));
+  return new Map(found.map((o) => [o.id, o.number] as const));
+}
+
+/** Payments as the API shows them, each with its order's number and its latest refund. */
 export async function ledgerJsonOf(db: Queryable, rows: LedgerRow[], viewer: 'admin' | 'owner'): Promise<LedgerPayment[]> {
+  // One after the other: inside a transaction both go through the same connection anyway.
   const refunds = await latestRefunds(
     db,
     rows.map((r) => r.id),
   );
-  return rows.map((r) => toLedgerJson(r, viewer, refunds.get(r.id) ?? null));
+  const numbers = await orderNumbersOf(db, rows);
+  return rows.map((r) => toLedgerJson(r, viewer, (r.orderId && numbers.get(r.orderId)) || null, refunds.get(r.id) ?? null));
 }
 
 export const LEDGER_PAGE_SIZE = 20;
@@ -468,7 +484,7 @@ export async function recordManualPayment(
     if (outcome.kind === 'duplicate') {
       throw conflict('This M-Pesa receipt is already recorded: find it in the payments list', 'receipt');
     }
-    return toLedgerJson(outcome.payment, 'admin');
+    return (await ledgerJsonOf(tx, [outcome.payment], 'admin'))[0] as LedgerPayment;
   });
 }
 

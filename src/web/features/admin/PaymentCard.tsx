@@ -201,7 +201,7 @@ export default function PaymentCard({ payment }: { payment: LedgerPayment }) {
           <dd>
             {payment.orderId ? (
               <Link to={paths.order(payment.orderId)} className="font-monospace">
-                {payment.orderId}
+                {payment.orderNumber ?? payment.orderId}
               </Link>
             ) : (
               <span className="text-body-secondary">No order</span>

@@ -19,6 +19,7 @@ const payment = (over: Partial<LedgerPayment>): LedgerPayment => ({
   phone: '254708374149',
   source: 'stk_callback',
   orderId: ORDER,
+  orderNumber: 'DK7QF3M9',
   status: 'credited',
   exception: null,
   receivedAt: '2026-11-24T08:39:41.000Z',
@@ -29,10 +30,18 @@ const payment = (over: Partial<LedgerPayment>): LedgerPayment => ({
 
 const LEDGER: LedgerPayment[] = [
   payment({ _id: 'p1', receipt: 'SKL4A7K2QA', status: 'exception', exception: 'double_payment' }),
-  payment({ _id: 'p2', receipt: 'SKL4A7K2QB', orderId: null, status: 'exception', exception: 'unmatched', source: 'c2b' }),
+  payment({
+    _id: 'p2',
+    receipt: 'SKL4A7K2QB',
+    orderId: null,
+    orderNumber: null,
+    status: 'exception',
+    exception: 'unmatched',
+    source: 'c2b',
+  }),
   payment({ _id: 'p3', receipt: 'SKL4A7K2QC', amount: 300, status: 'exception', exception: 'amount_short' }),
   payment({ _id: 'p4', receipt: null, status: 'exception', exception: 'receipt_missing', source: 'stk_query' }),
-  payment({ _id: 'p5', receipt: 'SKL4A7K2QE', status: 'exception', exception: 'unconfirmed', orderId: null }),
+  payment({ _id: 'p5', receipt: 'SKL4A7K2QE', status: 'exception', exception: 'unconfirmed', orderId: null, orderNumber: null }),
   payment({ _id: 'p6', receipt: 'SKL4A7K2QF', status: 'resolved', exception: 'double_payment', note: 'Refunded by reversal' }),
   payment({ _id: 'p7', receipt: 'SKL4A7K2QG', source: 'manual', phone: null }),
   payment({ _id: 'p8', receipt: 'SKL4A7K2QH', amount: 600, status: 'credited', exception: 'overpaid', source: 'manual' }),
@@ -157,7 +166,7 @@ describe('PaymentListScreen', () => {
     expect(doubled.getByText('Ksh. 502.00')).toBeTruthy();
     expect(doubled.getByText('254708374149')).toBeTruthy();
     expect(doubled.getByText('STK callback')).toBeTruthy();
-    expect(doubled.getByRole('link', { name: ORDER }).getAttribute('href')).toBe(`/order/${ORDER}`);
+    expect(doubled.getByRole('link', { name: 'DK7QF3M9' }).getAttribute('href')).toBe(`/order/${ORDER}`);
     expect(doubled.getByText('Exception')).toBeTruthy();
 
     const unmatched = within(cardOf('SKL4A7K2QB'));

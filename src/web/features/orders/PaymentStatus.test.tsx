@@ -44,6 +44,7 @@ const ledgerPayment = (over: Partial<LedgerPayment>): LedgerPayment => ({
   phone: '0708 *** 149',
   source: 'stk_callback',
   orderId: ORDER,
+  orderNumber: 'H4TP8ZRW',
   status: 'credited',
   exception: null,
   receivedAt: '2026-11-24T08:39:41.000Z',
