@@ -176,6 +176,55 @@ describe('refunds by M-Pesa Reversal', () => {
     expect((await admin.get<{ openExceptions: number }>('/api/admin/payments/summary')).body.openExceptions).toBeGreaterThan(0);
   });
 
+  it('closes an unanswered refund from the statement: the money went back (refunded) or did not (refundable again)', async () => {
+    const [wentBack, stayed] = await Promise.all([
+      paidOrder(shop, admin, PHONE.noResult),
+      paidOrder(shop, admin, PHONE.noResult),
+    ]);
+    for (const { payment } of [wentBack, stayed]) {
+      expect((await admin.post(`/api/admin/payments/${payment._id}/refund`)).status).toBe(202);
+    }
+    for (const { order } of [wentBack, stayed]) {
+      await expect
+        .poll(async () => (await ledgerPaymentOf(admin, order._id)).exception, { timeout: 30_000 })
+        .toBe('refund_unanswered');
+    }
+    const resolve = (id: string, body: object) => admin.post<LedgerPayment>(`/api/admin/payments/${id}/resolve`, body);
+    // A note alone cannot close it: the merchant must say where the money is.
+    expectClientError(await resolve(wentBack.payment._id, { note: 'Checked' }), 400, /refunded true .* or false/);
+    expectClientError(await resolve(wentBack.payment._id, { note: 'Checked', refunded: 'yes' }), 400, /true or false/);
+
+    const refunded = await resolve(wentBack.payment._id, { note: 'Reversal on the statement', refunded: true });
+    expect(refunded.status, JSON.stringify(refunded.body)).toBe(200);
+    expect(refunded.body).toMatchObject({ status: 'refunded', exception: null, note: 'Reversal on the statement' });
+    expect(Date.parse(refunded.body.refund?.completedAt ?? '')).not.toBeNaN();
+    expect(await statusOf(wentBack.shopper, wentBack.order._id)).toMatchObject({ isPaid: false, amountPaid: 0 });
+    expectClientError(await admin.post(`/api/admin/payments/${wentBack.payment._id}/refund`), 409, 'already refunded');
+    // Said once, it cannot be said again.
+    expectClientError(await resolve(wentBack.payment._id, { note: 'Again', refunded: false }), 409);
+
+    const notRefunded = await resolve(stayed.payment._id, { note: 'No reversal on the statement', refunded: false });
+    expect(notRefunded.status, JSON.stringify(notRefunded.body)).toBe(200);
+    expect(notRefunded.body).toMatchObject({ status: 'credited', exception: null, note: 'No reversal on the statement' });
+    expect(notRefunded.body.refund?.failureReason).toMatch(/statement shows no reversal/);
+    expect(await statusOf(stayed.shopper, stayed.order._id)).toMatchObject({ isPaid: true, refundedAt: null });
+    const listed = await admin.get<LedgerPage>('/api/admin/payments?status=exception');
+    expect(listed.body.payments.map((p) => p._id)).not.toContain(stayed.payment._id);
+    expect(listed.body.payments.map((p) => p._id)).not.toContain(wentBack.payment._id);
+    // The refund is no longer open, so the merchant may ask for it again.
+    expect((await admin.post(`/api/admin/payments/${stayed.payment._id}/refund`)).status).toBe(202);
+  });
+
+  it('refuses to close with refunded a payment whose refund is not unanswered', async () => {
+    const { payment } = await paidOrder(shop, admin, PHONE.plain);
+    expectClientError(
+      await admin.post(`/api/admin/payments/${payment._id}/resolve`, { note: 'x', refunded: true }),
+      409,
+      /Only an unanswered refund/,
+    );
+    expect((await ledgerPaymentOf(admin, payment.orderId ?? '')).status).toBe('credited');
+  });
+
   it('answers 404 for an unknown payment, and refuses shoppers', async () => {
     expectClientError(await admin.post('/api/admin/payments/0b6f7c1e-3a52-4d7e-9f1a-2c4b5d6e7f80/refund'), 404);
     const { payment, shopper } = await paidOrder(shop, admin, PHONE.plain);

@@ -17,6 +17,7 @@ import {
   recordManualPayment,
   resolvePayment,
 } from '../domain/payments/ledger.js';
+import { resolveUnansweredRefund } from '../domain/payments/refunds.js';
 import type { Notifications } from '../mail/notifications.js';
 import { requestRefund } from '../mpesa/initiator.js';
 import type { PaymentDeps } from '../mpesa/payments.js';
@@ -85,12 +86,16 @@ const adminPaymentRoutes: FastifyPluginAsyncZod<{ db: Db; notify: Notifications;
     onRequest: app.requireAdmin,
     schema: {
       tags,
-      summary: 'Close a payment exception with a note (admin)',
+      summary:
+        'Close a payment exception with a note; an unanswered refund also says whether the statement shows the reversal (admin)',
       params: idParams,
       body: resolvePaymentBody,
       response: { 200: ledgerPayment, ...errors },
     },
-    handler: (request) => resolvePayment(db, { notify, log: request.log }, request.params.id, request.body.note),
+    handler: ({ body, params, log }) =>
+      body.refunded === undefined
+        ? resolvePayment(db, { notify, log }, params.id, body.note)
+        : resolveUnansweredRefund(db, { notify, log }, params.id, body.refunded, body.note),
   });
 
   app.post('/api/admin/payments/:id/refund', {

@@ -151,6 +151,11 @@ export type ManualPaymentBody = z.infer<typeof manualPaymentBody>;
 export const assignPaymentBody = z.object({ orderId: entityId });
 export const resolvePaymentBody = z.object({
   note: z.string({ error: 'Write a note' }).trim().min(1, { error: 'Write a note' }).max(500),
+  /**
+   * Only for an unanswered refund, and required there: whether the merchant's M-Pesa statement
+   * shows the reversal (true: the payment is refunded) or not (false: it may be refunded again).
+   */
+  refunded: z.boolean({ error: 'refunded must be true or false' }).optional(),
 });
 
 /** What the order page shows about paying: the order's state and its latest prompt. */

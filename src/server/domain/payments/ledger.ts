@@ -439,6 +439,12 @@ export async function resolvePayment(db: Db, deps: LedgerDeps, paymentId: string
   return db.transaction(async (tx) => {
     const payment = await lockPayment(tx, paymentId);
     if (!hasOpenException(payment)) throw conflict('This payment has no open exception');
+    if (payment.exception === 'refund_unanswered') {
+      throw badRequest(
+        'Say whether your M-Pesa statement shows the reversal: refunded true (the money went back) or false (it did not).',
+        'refunded',
+      );
+    }
     const [row] = await tx
       .update(mpesaPayments)
       .set({ status: 'resolved', note, resolvedAt: sql`now()`, updatedAt: sql`now()` })

@@ -1,10 +1,18 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
-import type { LedgerStatus, PaymentException } from '../../../shared/schemas/payments.js';
+import type { LedgerPayment, LedgerStatus, PaymentException } from '../../../shared/schemas/payments.js';
 import type { Db, Queryable } from '../../db/client.js';
 import { mpesaPayments, mpesaRefunds, orders } from '../../db/schema.js';
 import { AppError, conflict } from '../../errors.js';
 import { countPaymentException, countRefund } from '../../metrics.js';
-import { amountDueCents, creditedCents, type LedgerDeps, type LedgerRow, lockPayment, type RefundRow } from './ledger.js';
+import {
+  amountDueCents,
+  creditedCents,
+  type LedgerDeps,
+  type LedgerRow,
+  ledgerJsonOf,
+  lockPayment,
+  type RefundRow,
+} from './ledger.js';
 
 /**
  * Refunds by M-Pesa Reversal: the ledger's side (docs/payments.md, Refunds). The whole payment
@@ -102,37 +110,52 @@ export async function completeRefund(
       // same. A newer request for the payment will hear "already reversed" and finish it.
       if (payment.status === 'refund_pending' || payment.status === 'refunded') return 'superseded';
     }
-    await tx
-      .update(mpesaRefunds)
-      .set({
-        status: 'refunded',
-        resultCode: result.resultCode,
-        reversalReceipt: result.reversalReceipt,
-        completedAt: sql`now()`,
-        failureReason: null,
-        failedAt: null,
-        updatedAt: sql`now()`,
-      })
-      .where(eq(mpesaRefunds.id, refundId));
-    const [row] = await tx
-      .update(mpesaPayments)
-      .set({
-        status: 'refunded',
-        // An unanswered reversal that was answered after all no longer needs the merchant.
-        exception: payment.exception === 'refund_unanswered' ? refund.previousException : payment.exception,
-        updatedAt: sql`now()`,
-      })
-      .where(eq(mpesaPayments.id, payment.id))
-      .returning();
-    if (!row) throw new Error('ledger update returned nothing');
-    if (refund.previousStatus === 'credited' && row.orderId) await unpayIfUncovered(tx, row.orderId);
-    countRefund('refunded');
-    deps.log.info(
-      { paymentId: row.id, refundId, receipt: row.receipt, reversal: result.reversalReceipt, resultCode: result.resultCode },
-      'M-Pesa payment refunded by reversal',
-    );
+    await settleRefunded(tx, deps, refund, payment, result);
     return 'refunded';
   });
+}
+
+/** The money is back: the refund is done, the payment refunded, and its order unpaid if no longer covered. */
+async function settleRefunded(
+  tx: Queryable,
+  deps: LedgerDeps,
+  refund: RefundRow,
+  payment: LedgerRow,
+  result: { resultCode: string; reversalReceipt: string | null },
+  note?: string,
+): Promise<LedgerRow> {
+  const refundId = refund.id;
+  await tx
+    .update(mpesaRefunds)
+    .set({
+      status: 'refunded',
+      resultCode: result.resultCode,
+      reversalReceipt: result.reversalReceipt,
+      completedAt: sql`now()`,
+      failureReason: null,
+      failedAt: null,
+      updatedAt: sql`now()`,
+    })
+    .where(eq(mpesaRefunds.id, refundId));
+  const [row] = await tx
+    .update(mpesaPayments)
+    .set({
+      status: 'refunded',
+      // An unanswered reversal that was answered after all no longer needs the merchant.
+      exception: payment.exception === 'refund_unanswered' ? refund.previousException : payment.exception,
+      ...(note !== undefined && { note, resolvedAt: sql`now()` }),
+      updatedAt: sql`now()`,
+    })
+    .where(eq(mpesaPayments.id, payment.id))
+    .returning();
+  if (!row) throw new Error('ledger update returned nothing');
+  if (refund.previousStatus === 'credited' && row.orderId) await unpayIfUncovered(tx, row.orderId);
+  countRefund('refunded');
+  deps.log.info(
+    { paymentId: row.id, refundId, receipt: row.receipt, reversal: result.reversalReceipt, resultCode: result.resultCode },
+    'M-Pesa payment refunded by reversal',
+  );
+  return row;
 }
 
 /** The order is unpaid again once what is still credited to it no longer covers it. */
@@ -162,29 +185,84 @@ export async function failRefund(
     if (!refund) return 'unknown_refund';
     // A failure after a success (a stale Result of an earlier request) changes nothing.
     if (refund.status !== 'pending' && refund.status !== 'unanswered') return 'ignored';
-    await tx
-      .update(mpesaRefunds)
-      .set({
-        status: 'failed',
-        resultCode: result.resultCode,
-        failureReason: result.reason,
-        failedAt: sql`now()`,
-        updatedAt: sql`now()`,
-      })
-      .where(eq(mpesaRefunds.id, refundId));
-    await tx
-      .update(mpesaPayments)
-      .set({
-        status: refund.previousStatus as LedgerStatus,
-        exception: refund.previousException as PaymentException | null,
-        updatedAt: sql`now()`,
-      })
-      .where(and(eq(mpesaPayments.id, refund.paymentId), eq(mpesaPayments.status, 'refund_pending')));
-    countRefund('failed');
-    deps.log.warn({ refundId, paymentId: refund.paymentId, resultCode: result.resultCode }, 'M-Pesa reversal failed');
+    await settleFailed(tx, deps, refund, result);
     return 'failed';
   });
 }
+
+/** The money did not go back: the refund failed, with the reason, and the payment is as it was. */
+async function settleFailed(
+  tx: Queryable,
+  deps: LedgerDeps,
+  refund: RefundRow,
+  result: { resultCode: string; reason: string },
+  note?: string,
+): Promise<LedgerRow> {
+  await tx
+    .update(mpesaRefunds)
+    .set({
+      status: 'failed',
+      resultCode: result.resultCode,
+      failureReason: result.reason,
+      failedAt: sql`now()`,
+      updatedAt: sql`now()`,
+    })
+    .where(eq(mpesaRefunds.id, refund.id));
+  const [row] = await tx
+    .update(mpesaPayments)
+    .set({
+      status: refund.previousStatus as LedgerStatus,
+      exception: refund.previousException as PaymentException | null,
+      ...(note !== undefined && { note, resolvedAt: sql`now()` }),
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(mpesaPayments.id, refund.paymentId), eq(mpesaPayments.status, 'refund_pending')))
+    .returning();
+  countRefund('failed');
+  deps.log.warn({ refundId: refund.id, paymentId: refund.paymentId, resultCode: result.resultCode }, 'M-Pesa reversal failed');
+  // Unchanged when the payment had already moved on (a stale failure): it is read as it stands.
+  return row ?? (await lockPayment(tx, refund.paymentId));
+}
+
+/**
+ * The merchant closes an unanswered refund from their M-Pesa statement: it shows the reversal
+ * (the payment is refunded, and its order unpaid if no longer covered) or it does not (the refund
+ * failed, and the payment may be refunded again). Either way the refund is no longer open.
+ */
+export async function resolveUnansweredRefund(
+  db: Db,
+  deps: LedgerDeps,
+  paymentId: string,
+  refunded: boolean,
+  note: string,
+): Promise<LedgerPayment> {
+  return db.transaction(async (tx) => {
+    const payment = await lockPayment(tx, paymentId);
+    if (payment.status !== 'refund_pending' || payment.exception !== 'refund_unanswered') {
+      throw conflict('Only an unanswered refund is resolved by saying whether the money went back.');
+    }
+    const [refund] = await tx
+      .select()
+      .from(mpesaRefunds)
+      .where(and(eq(mpesaRefunds.paymentId, paymentId), eq(mpesaRefunds.status, 'unanswered')))
+      .for('update');
+    if (!refund) throw new Error(`payment ${paymentId} is refund_unanswered with no unanswered refund`);
+    deps.log.info({ paymentId, refundId: refund.id, refunded }, 'unanswered M-Pesa reversal resolved from the statement');
+    const row = refunded
+      ? await settleRefunded(tx, deps, refund, payment, { resultCode: STATEMENT_RESULT, reversalReceipt: null }, note)
+      : await settleFailed(
+          tx,
+          deps,
+          refund,
+          { resultCode: STATEMENT_RESULT, reason: 'The M-Pesa statement shows no reversal (checked by the merchant).' },
+          note,
+        );
+    return (await ledgerJsonOf(tx, [row], 'admin'))[0] as LedgerPayment;
+  });
+}
+
+/** The result code kept for a refund settled from the merchant's statement rather than by M-Pesa's Result. */
+const STATEMENT_RESULT = 'statement';
 
 /** No answer after every retry: the payment stays refund_pending and is listed for the merchant. */
 export async function markRefundUnanswered(db: Db, deps: LedgerDeps, refundId: string): Promise<boolean> {

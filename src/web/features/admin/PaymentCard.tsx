@@ -66,25 +66,32 @@ function AssignForm({ payment, onClose }: { payment: LedgerPayment; onClose: (do
   );
 }
 
-/** Closes an exception with the merchant's note of what was done about it. */
+/**
+ * Closes an exception with the merchant's note of what was done about it. An unanswered refund is
+ * closed by saying what the M-Pesa statement shows: the reversal (refunded) or none (refundable again).
+ */
 function ResolveForm({ payment, onClose }: { payment: LedgerPayment; onClose: (done: boolean) => void }) {
   const form = useZodForm<{ note: string }, { note: string }>(resolveForm, { note: '' });
   const [resolve, { isLoading }] = useResolvePaymentMutation();
   const id = useId();
+  const unansweredRefund = payment.exception === 'refund_unanswered';
 
-  const submit = form.handleSubmit(async ({ note }) => {
-    try {
-      await resolve({ id: payment._id, note }).unwrap();
-      toastSuccess('Exception resolved');
-      onClose(true);
-    } catch (err) {
-      form.setError('note', { message: errorMessage(err) });
-      toastErrors(err);
-    }
-  });
+  const submitWith = (refunded: boolean | undefined) =>
+    form.handleSubmit(async ({ note }) => {
+      try {
+        await resolve({ id: payment._id, note, ...(refunded !== undefined && { refunded }) }).unwrap();
+        toastSuccess(
+          refunded === undefined ? 'Exception resolved' : refunded ? 'Marked as refunded' : 'Refund closed: you may refund again',
+        );
+        onClose(true);
+      } catch (err) {
+        form.setError('note', { message: errorMessage(err) });
+        toastErrors(err);
+      }
+    });
 
   return (
-    <Form onSubmit={submit} noValidate className="mt-3" aria-label="Resolve exception">
+    <Form onSubmit={submitWith(undefined)} noValidate className="mt-3" aria-label="Resolve exception">
       <FormField
         form={form}
         name="note"
@@ -97,13 +104,29 @@ function ResolveForm({ payment, onClose }: { payment: LedgerPayment; onClose: (d
         // The admin just asked for this field: focus follows the request.
         autoFocus
         required
-        hint="What you did about it, e.g. “Refunded by M-Pesa reversal” or “Kept as credit”."
+        hint={
+          unansweredRefund
+            ? 'Check your M-Pesa statement for a reversal of this receipt, then say what it shows.'
+            : 'What you did about it, e.g. “Refunded by M-Pesa reversal” or “Kept as credit”.'
+        }
       />
       <div className="d-flex flex-wrap gap-2">
-        <Button type="submit" variant="dark" className="tap-target" disabled={isLoading}>
-          {isLoading && <ButtonSpinner />}
-          Mark resolved
-        </Button>
+        {unansweredRefund ? (
+          <>
+            <Button variant="dark" className="tap-target" disabled={isLoading} onClick={submitWith(true)}>
+              {isLoading && <ButtonSpinner />}
+              Statement shows the reversal
+            </Button>
+            <Button variant="outline-dark" className="tap-target" disabled={isLoading} onClick={submitWith(false)}>
+              No reversal on the statement
+            </Button>
+          </>
+        ) : (
+          <Button type="submit" variant="dark" className="tap-target" disabled={isLoading}>
+            {isLoading && <ButtonSpinner />}
+            Mark resolved
+          </Button>
+        )}
         <Button variant="outline-secondary" className="tap-target" onClick={() => onClose(false)} disabled={isLoading}>
           Cancel
         </Button>

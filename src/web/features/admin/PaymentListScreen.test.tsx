@@ -287,6 +287,28 @@ describe('PaymentListScreen', () => {
     expect(post?.body).toEqual({ note: 'Refunded' });
   });
 
+  it('closes an unanswered refund by what the M-Pesa statement shows', async () => {
+    renderAt('/admin/payments');
+    const card = within(await screen.findByRole('article', { name: 'SKL4A7K2QJ' }));
+    fireEvent.click(card.getByRole('button', { name: 'Resolve' }));
+    // No plain "Mark resolved": the merchant must say whether the money went back.
+    expect(card.queryByRole('button', { name: 'Mark resolved' })).toBeNull();
+    fireEvent.click(card.getByRole('button', { name: 'No reversal on the statement' }));
+    expect(await card.findByText('Write a note')).toBeTruthy();
+    expect(calls.some((c) => c.method === 'POST')).toBe(false);
+
+    answer = (call) =>
+      call.method === 'POST'
+        ? { status: 200, body: payment({ _id: 'p9', receipt: 'SKL4A7K2QJ', status: 'credited', note: 'Not on it' }) }
+        : { status: 200, body: { payments: LEDGER, page: 1, pages: 1 } };
+    fireEvent.change(card.getByLabelText('Note'), { target: { value: 'Not on it' } });
+    fireEvent.click(card.getByRole('button', { name: 'No reversal on the statement' }));
+    await waitFor(() => expect(calls.some((c) => c.method === 'POST')).toBe(true));
+    const post = calls.find((c) => c.method === 'POST');
+    expect(post?.url.pathname).toBe('/api/admin/payments/p9/resolve');
+    expect(post?.body).toEqual({ note: 'Not on it', refunded: false });
+  });
+
   it('refunds a payment after a confirmation, then follows the refund until M-Pesa answers', async () => {
     renderAt('/admin/payments');
     const card = within(await screen.findByRole('article', { name: 'SKL4A7K2QA' }));

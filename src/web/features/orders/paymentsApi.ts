@@ -95,8 +95,9 @@ export const paymentsApi = api.enhanceEndpoints({ addTagTypes: ['Payment', 'Ledg
       query: ({ id, orderId }) => ({ url: `/admin/payments/${id}/assign`, method: 'POST', body: { orderId } }),
       invalidatesTags: (_result, _error, { orderId }) => afterLedgerChange(orderId),
     }),
-    resolvePayment: build.mutation<LedgerPayment, { id: string; note: string }>({
-      query: ({ id, note }) => ({ url: `/admin/payments/${id}/resolve`, method: 'POST', body: { note } }),
+    /** `refunded` only for an unanswered refund: whether the M-Pesa statement shows the reversal. */
+    resolvePayment: build.mutation<LedgerPayment, { id: string; note: string; refunded?: boolean }>({
+      query: ({ id, ...body }) => ({ url: `/admin/payments/${id}/resolve`, method: 'POST', body }),
       invalidatesTags: (result) => afterLedgerChange(result?.orderId),
     }),
     /**
