@@ -9,7 +9,7 @@ import type { ApiClient } from '../support/client.js';
 import { createProduct, placeOrder } from '../support/fixtures.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestShop, type TestShop } from '../support/shop.js';
 import { startShopSimulator } from '../support/simulator.js';
-import { DESKTOP, launchBrowser, newVisitor, PHONE, screenshotBoth, signIn } from './support/browser.js';
+import { ADMIN_PHONE, DESKTOP, launchBrowser, newVisitor, PHONE, screenshotBoth, signIn } from './support/browser.js';
 
 /**
  * The merchant's side of the M-Pesa ledger (issue 14), in the browser: a real double payment and a
@@ -52,6 +52,9 @@ beforeAll(async () => {
       MPESA_PROMPT_COOLDOWN_MS: '0',
       MPESA_RECONCILE_AFTER_MS: '1000',
       MPESA_RECONCILE_INTERVAL_MS: '300',
+      // A Reversal with no Result is given up on after one request and a second: the unanswered refund.
+      MPESA_RESULT_WAIT_MS: '1000',
+      MPESA_REVERSAL_MAX_ATTEMPTS: '1',
     }),
     launchBrowser(),
   ]);
@@ -326,5 +329,44 @@ describe('an admin deals with M-Pesa payment exceptions on /admin/payments', () 
     const status = await paymentStatus(shopper, orderB._id);
     expect(status.payments.map((p) => [p.receipt, p.status])).toEqual([[receipt, 'credited']]);
     expect(status.amountPaid).toBe(due(orderA));
+  });
+
+  it('closes an unanswered refund from the M-Pesa statement, on a phone', { timeout: CASE_TIMEOUT_MS }, async () => {
+    // Paid by Paybill from the simulator's number whose Reversal is never answered.
+    const shopper = await shop.shopper('Njeri Bila Jibu');
+    const order = await orderOf(shopper, 1);
+    const paid = await shopper.post(`/api/orders/${order._id}/simulate-paybill`, { phoneNumber: '0700000013' });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(202);
+    await expect.poll(async () => (await paymentStatus(shopper, order._id)).isPaid, { timeout: SETTLED_WITHIN_MS }).toBe(true);
+    const payment = (await paymentStatus(admin, order._id)).payments[0] as LedgerPayment;
+    expect((await admin.post(`/api/admin/payments/${payment._id}/refund`)).status).toBe(202);
+    await expect
+      .poll(async () => (await ledger('exception')).find((p) => p._id === payment._id)?.exception, { timeout: SETTLED_WITHIN_MS })
+      .toBe('refund_unanswered');
+
+    const { page, problems, context } = await newVisitor(browser, shop, ADMIN_PHONE);
+    await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
+    await page.goto('/admin/payments?status=exception');
+    const card = cardOf(page, payment.receipt!);
+    await expect.poll(() => card.getByText('Refund pending', { exact: true }).isVisible(), SHOWN).toBe(true);
+    await card.getByRole('button', { name: 'Resolve' }).click();
+    // No plain "Mark resolved": the merchant says what the statement shows.
+    expect(await card.getByRole('button', { name: 'Mark resolved' }).count()).toBe(0);
+    await card.getByLabel('Note').fill('Reversal SKR7 on the statement, 26 Nov.');
+    await expectPhoneLayout(page, 'the unanswered refund form');
+    await screenshotBoth(page, 'admin-payments-unanswered-refund');
+    await page.setViewportSize(ADMIN_PHONE);
+    await card.getByRole('button', { name: 'Statement shows the reversal' }).click();
+    await expect.poll(() => page.getByText('Marked as refunded').first().isVisible(), SHOWN).toBe(true);
+
+    // Refunded: out of the exceptions, and the order is unpaid again.
+    await page.getByRole('link', { name: 'All', exact: true }).click();
+    const refunded = cardOf(page, payment.receipt!);
+    await expect.poll(() => refunded.getByText('Refunded', { exact: true }).isVisible(), SHOWN).toBe(true);
+    expect(await refunded.getByRole('button', { name: 'Refund' }).count()).toBe(0);
+    await screenshotBoth(page, 'admin-payments-unanswered-refund-closed');
+    expect((await paymentStatus(shopper, order._id)).isPaid).toBe(false);
+    expect(problems).toEqual([]);
+    await context.close();
   });
 });
