@@ -1,24 +1,13 @@
-import Button from 'react-bootstrap/Button';
-import Form from 'react-bootstrap/Form';
-import Spinner from 'react-bootstrap/Spinner';
+import { lazy, Suspense } from 'react';
 import { Link } from 'react-router';
-import { type Review, type ReviewBody, reviewForm } from '../../../shared/schemas/products';
+import type { Review } from '../../../shared/schemas/products';
 import { paths } from '../../app/paths';
 import { useAppSelector } from '../../app/store';
-import FormField from '../../components/form/FormField';
-import { useZodForm } from '../../components/form/useZodForm';
+import Loader from '../../components/Loader';
 import Message from '../../components/Message';
-import { toastErrors, toastSuccess } from '../../lib/toast';
-import { useCreateReviewMutation } from './api';
 
-/** The rating choices of docs/product-rules.md. */
-export const RATING_CHOICES = [
-  { value: 1, label: '1 - Poor' },
-  { value: 2, label: '2 - Fair' },
-  { value: 3, label: '3 - Good' },
-  { value: 4, label: '4 - Very Good' },
-  { value: 5, label: '5 - Excellent' },
-] as const;
+// Below the fold and only for signed-in shoppers: loaded when shown, not with the page.
+const WriteReviewForm = lazy(() => import('./WriteReviewForm'));
 
 /**
  * 'Write a Customer Review': guests are asked to sign in (and come back here); a signed-in
@@ -28,18 +17,6 @@ export default function ReviewForm({ productId, reviews }: { productId: string; 
   const user = useAppSelector((s) => s.auth.user);
   // One review per shopper: once theirs is listed, the form would only earn a "already reviewed" error.
   const reviewed = user !== null && reviews.some((review) => review.user === user._id);
-  const form = useZodForm<{ rating: string; comment: string }, ReviewBody>(reviewForm, { rating: '', comment: '' });
-  const [createReview, { isLoading }] = useCreateReviewMutation();
-
-  const submit = form.handleSubmit(async ({ rating, comment }) => {
-    try {
-      const result = await createReview({ productId, rating, comment }).unwrap();
-      toastSuccess(result.msg);
-      form.reset();
-    } catch (error) {
-      toastErrors(error);
-    }
-  });
 
   return (
     <section aria-labelledby="write-review-heading" className="mt-4">
@@ -47,35 +24,9 @@ export default function ReviewForm({ productId, reviews }: { productId: string; 
         Write a Customer Review
       </h2>
       {user ? (
-        <Form noValidate onSubmit={submit}>
-          {reviewed && (
-            <Message variant="info">You have reviewed this product. Delete your review above to write a new one.</Message>
-          )}
-          {/* Kept on screen, emptied and closed: the review just sent is listed above. */}
-          <fieldset disabled={reviewed}>
-            <FormField form={form} name="rating" id="review-rating" label="Rating" control="select">
-              <option value="">Select...</option>
-              {RATING_CHOICES.map((choice) => (
-                <option key={choice.value} value={choice.value}>
-                  {choice.label}
-                </option>
-              ))}
-            </FormField>
-            <FormField
-              form={form}
-              name="comment"
-              id="review-comment"
-              label="Comment"
-              control="textarea"
-              rows={4}
-              schema={reviewForm.shape.comment}
-            />
-            <Button type="submit" variant="dark" disabled={isLoading} className="d-inline-flex align-items-center gap-2">
-              {isLoading && <Spinner animation="border" size="sm" aria-hidden="true" />}
-              Submit
-            </Button>
-          </fieldset>
-        </Form>
+        <Suspense fallback={<Loader label="Loading the review form…" />}>
+          <WriteReviewForm productId={productId} reviewed={reviewed} />
+        </Suspense>
       ) : (
         <Message>
           Please{' '}
