@@ -1,7 +1,7 @@
 import { matchPath } from 'react-router';
 import { describe, expect, it } from 'vitest';
 import { matchRoute, ROUTE_IDS, ROUTES, routePath } from '../../shared/routes';
-import { paths } from './paths';
+import { paths } from '../config/paths';
 import { EAGER_MODULES, NOT_FOUND_MODULE, preloadModules, SCREENS } from './screens';
 
 /** Every screen module under src/web, as `features/…/XScreen.tsx` (not loaded: only the names). */

@@ -1,9 +1,9 @@
 import { configureStore } from '@reduxjs/toolkit';
 import { type TypedUseSelectorHook, useDispatch, useSelector } from 'react-redux';
-import { authReducer } from '../features/account/authSlice';
-import { cartReducer } from '../features/cart/cartSlice';
 import { followedPaymentReducer } from '../features/orders/followedPaymentSlice';
-import { api } from './api';
+import { api } from '../lib/api';
+import { authReducer } from '../stores/authSlice';
+import { cartReducer } from '../stores/cartSlice';
 
 /** The app's state: the signed-in user, the cart, the payment the banner follows, and the API cache. */
 export function makeStore() {

@@ -5,7 +5,7 @@ import { createMemoryRouter, RouterProvider, useLocation } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LedgerPage, LedgerPayment } from '../../../shared/schemas/payments';
 import { makeStore } from '../../app/store';
-import { setCredentials } from '../account/authSlice';
+import { setCredentials } from '../../stores/authSlice';
 import { EXCEPTION_REASON, receivedTime } from '../orders/ledgerText';
 import PaymentListScreen from './PaymentListScreen';
 import { manualPaymentForm, orderIdFrom, orderIdProblem } from './paymentForms';

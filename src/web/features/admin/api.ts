@@ -1,7 +1,7 @@
 import type { MessageBody } from '../../../shared/schemas/common';
 import type { AdminProductPage, Product } from '../../../shared/schemas/products';
 import type { PublicUser, UserPage } from '../../../shared/schemas/users';
-import { api } from '../../app/api';
+import { api } from '../../lib/api';
 
 /** Every field of the product edit form, already checked (see productForm.ts). */
 export interface ProductUpdate {

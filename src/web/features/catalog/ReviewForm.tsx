@@ -3,11 +3,11 @@ import Form from 'react-bootstrap/Form';
 import Spinner from 'react-bootstrap/Spinner';
 import { Link } from 'react-router';
 import { type Review, type ReviewBody, reviewForm } from '../../../shared/schemas/products';
-import { paths } from '../../app/paths';
 import { useAppSelector } from '../../app/store';
 import FormField from '../../components/form/FormField';
 import { useZodForm } from '../../components/form/useZodForm';
 import Message from '../../components/Message';
+import { paths } from '../../config/paths';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { useCreateReviewMutation } from './api';
 

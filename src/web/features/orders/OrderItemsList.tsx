@@ -1,7 +1,7 @@
 import ListGroup from 'react-bootstrap/ListGroup';
 import { Link } from 'react-router';
 import { formatKsh, fromCents, toCents } from '../../../shared/money';
-import { paths } from '../../app/paths';
+import { paths } from '../../config/paths';
 import '../../styles/list-group.scss';
 import { photoSources } from '../../components/photoSources';
 

@@ -1,6 +1,6 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
 import { readStored, removeStored, writeStored } from '../../lib/storage';
-import { signedOut } from '../account/authSlice';
+import { signedOut } from '../../stores/authSlice';
 
 /** The order whose payment the banner follows after Pay with M-Pesa sends the shopper home. */
 export interface FollowedPayment {

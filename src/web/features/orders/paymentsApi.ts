@@ -9,7 +9,7 @@ import type {
   StkPushBody,
   StkPushResponse,
 } from '../../../shared/schemas/payments';
-import { api } from '../../app/api';
+import { api } from '../../lib/api';
 
 /** How often the order page asks about a prompt that is still waiting on the shopper's phone. */
 export const PAYMENT_POLL_MS = 2000;

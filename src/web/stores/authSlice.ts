@@ -1,6 +1,6 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
-import type { PublicUser } from '../../../shared/schemas/users';
-import { readStored, removeStored, writeStored } from '../../lib/storage';
+import type { PublicUser } from '../../shared/schemas/users';
+import { readStored, removeStored, writeStored } from '../lib/storage';
 
 export interface AuthState {
   /** The signed-in user's public object, or null for a guest. */

@@ -1,8 +1,8 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
-import { DEFAULT_PRICING, type OrderTotals, orderTotals, type PricingSettings } from '../../../shared/pricing';
-import type { ShippingAddress } from '../../../shared/schemas/orders';
-import { readStored, removeStored, writeStored } from '../../lib/storage';
-import { settingsApi } from '../settings/api';
+import { DEFAULT_PRICING, type OrderTotals, orderTotals, type PricingSettings } from '../../shared/pricing';
+import type { ShippingAddress } from '../../shared/schemas/orders';
+import { settingsApi } from '../features/settings/api';
+import { readStored, removeStored, writeStored } from '../lib/storage';
 
 /** A cart line as docs/product-rules.md keeps it (Data): the product's fields and the chosen qty. */
 export interface CartItem {
