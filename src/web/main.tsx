@@ -8,7 +8,7 @@ import { INITIAL_DATA_ID, type InitialData } from '../shared/initialData';
 import { matchRoute } from '../shared/routes';
 import { AppRoutes, preloadScreen } from './app/router';
 import { makeStore } from './app/store';
-import { catalogApi } from './features/catalog/api';
+import { catalogApi } from './lib/catalogApi';
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root');

@@ -1,7 +1,7 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
 import { DEFAULT_PRICING, type OrderTotals, orderTotals, type PricingSettings } from '../../shared/pricing';
 import type { ShippingAddress } from '../../shared/schemas/orders';
-import { settingsApi } from '../features/settings/api';
+import { settingsApi } from '../lib/settingsApi';
 import { readStored, removeStored, writeStored } from '../lib/storage';
 
 /** A cart line as docs/product-rules.md keeps it (Data): the product's fields and the chosen qty. */

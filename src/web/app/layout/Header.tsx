@@ -3,7 +3,7 @@ import Collapse from 'react-bootstrap/Collapse';
 import { Link, NavLink, useLocation } from 'react-router';
 import { CartIcon, UserIcon } from '../../components/icons';
 import { paths } from '../../config/paths';
-import { useShopSettings } from '../../features/settings/api';
+import { useShopSettings } from '../../lib/settingsApi';
 import { cartCount } from '../../stores/cartSlice';
 import { useAppSelector } from '../store';
 import SearchBox from './SearchBox';

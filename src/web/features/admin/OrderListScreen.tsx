@@ -16,8 +16,8 @@ import Paginate from '../../components/Paginate';
 import Price from '../../components/Price';
 import { paths } from '../../config/paths';
 import { errorMessage } from '../../lib/errors';
+import { type OrderListParams, useDeleteOrderMutation, useGetOrdersPageQuery, useMarkPaidMutation } from '../../lib/ordersApi';
 import { toastErrors, toastSuccess } from '../../lib/toast';
-import { type OrderListParams, useDeleteOrderMutation, useGetOrdersPageQuery, useMarkPaidMutation } from '../orders/api';
 import { ListSearchField, listAddress } from './ListControls';
 import { buttonSize, type ListColumn, ResponsiveList, RowActions } from './TableParts';
 

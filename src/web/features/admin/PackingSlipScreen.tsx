@@ -10,7 +10,7 @@ import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import { paths } from '../../config/paths';
 import { errorMessage } from '../../lib/errors';
-import { useGetOrderDetailsQuery } from '../orders/api';
+import { useGetOrderDetailsQuery } from '../../lib/ordersApi';
 import './packing-slip.css';
 
 type Paper = 'a4' | '80' | '58';

@@ -10,10 +10,10 @@ import FormField from '../../components/form/FormField';
 import { useZodForm } from '../../components/form/useZodForm';
 import { paths } from '../../config/paths';
 import { errorMessage } from '../../lib/errors';
+import { exceptionReason, isOpenException, receivedTime, SOURCE_LABEL, STATUS_LABEL, STATUS_VARIANT } from '../../lib/ledgerText';
+import { assignForm, ORDER_ID_HINT, resolveForm } from '../../lib/paymentForms';
+import { useAssignPaymentMutation, useResolvePaymentMutation } from '../../lib/paymentsApi';
 import { toastErrors, toastSuccess } from '../../lib/toast';
-import { exceptionReason, isOpenException, receivedTime, SOURCE_LABEL, STATUS_LABEL, STATUS_VARIANT } from '../orders/ledgerText';
-import { useAssignPaymentMutation, useResolvePaymentMutation } from '../orders/paymentsApi';
-import { assignForm, ORDER_ID_HINT, resolveForm } from './paymentForms';
 import { canRefund, RefundButton, RefundState } from './RefundPayment';
 
 function ButtonSpinner() {

@@ -8,7 +8,7 @@ import PageTitle from '../../components/PageTitle';
 import Paginate from '../../components/Paginate';
 import { paths } from '../../config/paths';
 import { errorMessage } from '../../lib/errors';
-import { paymentsApi, REFUND_POLL_MS, useGetLedgerQuery } from '../orders/paymentsApi';
+import { paymentsApi, REFUND_POLL_MS, useGetLedgerQuery } from '../../lib/paymentsApi';
 import PaymentCard from './PaymentCard';
 import RecordPaymentForm from './RecordPaymentForm';
 import './payments.css';

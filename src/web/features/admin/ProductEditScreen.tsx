@@ -12,9 +12,9 @@ import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import { paths } from '../../config/paths';
+import { useGetProductDetailsQuery } from '../../lib/catalogApi';
 import { errorMessage } from '../../lib/errors';
 import { toastError, toastErrors, toastSuccess } from '../../lib/toast';
-import { useGetProductDetailsQuery } from '../catalog/api';
 import { useUpdateProductMutation, useUploadProductImageMutation } from './api';
 
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/webp'];

@@ -5,7 +5,7 @@ import Price from '../../components/Price';
 import { photoSources } from '../../components/photoSources';
 import Rating from '../../components/Rating';
 import { paths } from '../../config/paths';
-import { useGetTopProductsQuery } from './api';
+import { useGetTopProductsQuery } from '../../lib/catalogApi';
 import { PHOTO_SIZE } from './ProductCard';
 import './catalog.css';
 

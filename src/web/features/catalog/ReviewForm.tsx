@@ -8,8 +8,8 @@ import FormField from '../../components/form/FormField';
 import { useZodForm } from '../../components/form/useZodForm';
 import Message from '../../components/Message';
 import { paths } from '../../config/paths';
+import { useCreateReviewMutation } from '../../lib/catalogApi';
 import { toastErrors, toastSuccess } from '../../lib/toast';
-import { useCreateReviewMutation } from './api';
 
 /** The rating choices of docs/product-rules.md. */
 export const RATING_CHOICES = [

@@ -10,14 +10,14 @@ import type { ShippingAddress } from '../../../shared/schemas/orders';
 import { useAppDispatch, useAppSelector } from '../../app/store';
 import CheckoutSteps from '../../components/CheckoutSteps';
 import Message from '../../components/Message';
+import OrderItemsList from '../../components/order/OrderItemsList';
+import OrderSummary from '../../components/order/OrderSummary';
 import PageTitle from '../../components/PageTitle';
 import { paths } from '../../config/paths';
 import { newIdempotencyKey } from '../../lib/idempotency-key';
+import { useCreateOrderMutation } from '../../lib/ordersApi';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { type CartState, clearCartItems } from '../../stores/cartSlice';
-import { useCreateOrderMutation } from '../orders/api';
-import OrderItemsList from '../orders/OrderItemsList';
-import OrderSummary from '../orders/OrderSummary';
 import { completeAddress, type ShippingNotice } from './shippingAddress';
 import '../../styles/list-group.scss';
 

@@ -16,8 +16,8 @@ import { useZodForm } from '../../components/form/useZodForm';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import { paths } from '../../config/paths';
+import { useGetMyOrdersQuery } from '../../lib/ordersApi';
 import { saveShippingAddress } from '../../stores/cartSlice';
-import { useGetMyOrdersQuery } from '../orders/api';
 import { isShippingNotice } from './shippingAddress';
 
 type AddressSuggestions = typeof import('./addressSuggestions');

@@ -9,9 +9,9 @@ import { useAppDispatch } from '../../app/store';
 import FormField from '../../components/form/FormField';
 import { useZodForm } from '../../components/form/useZodForm';
 import { paths } from '../../config/paths';
+import { paymentsApi, useSendPaymentPromptMutation } from '../../lib/paymentsApi';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { followPayment } from './followedPaymentSlice';
-import { paymentsApi, useSendPaymentPromptMutation } from './paymentsApi';
 
 const MPESA_NUMBER_KEY = 'mpesaNumber';
 

@@ -6,8 +6,8 @@ import { Link, useLocation } from 'react-router';
 import type { PaymentStatus } from '../../../shared/schemas/payments';
 import { useAppDispatch, useAppSelector } from '../../app/store';
 import { paths } from '../../config/paths';
+import { PAYMENT_POLL_MS, paymentsApi, useGetPaymentStatusQuery } from '../../lib/paymentsApi';
 import { type FollowedPayment, stopFollowingPayment } from './followedPaymentSlice';
-import { PAYMENT_POLL_MS, paymentsApi, useGetPaymentStatusQuery } from './paymentsApi';
 
 type BannerState = 'waiting' | 'paid' | 'failed';
 

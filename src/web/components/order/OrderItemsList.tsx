@@ -3,7 +3,7 @@ import { Link } from 'react-router';
 import { formatKsh, fromCents, toCents } from '../../../shared/money';
 import { paths } from '../../config/paths';
 import '../../styles/list-group.scss';
-import { photoSources } from '../../components/photoSources';
+import { photoSources } from '../photoSources';
 
 /** A line of an order or of the cart being ordered; `_id` is null once the product has been deleted. */
 export interface OrderLine {
