@@ -11,7 +11,7 @@ import { useZodForm } from '../../components/form/useZodForm';
 import { paths } from '../../config/paths';
 import { paymentsApi, useSendPaymentPromptMutation } from '../../lib/paymentsApi';
 import { toastErrors, toastSuccess } from '../../lib/toast';
-import { followPayment } from './followedPaymentSlice';
+import { followPayment } from '../../stores/followedPaymentSlice';
 
 const MPESA_NUMBER_KEY = 'mpesaNumber';
 

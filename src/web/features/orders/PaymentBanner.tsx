@@ -7,7 +7,7 @@ import type { PaymentStatus } from '../../../shared/schemas/payments';
 import { useAppDispatch, useAppSelector } from '../../app/store';
 import { paths } from '../../config/paths';
 import { PAYMENT_POLL_MS, paymentsApi, useGetPaymentStatusQuery } from '../../lib/paymentsApi';
-import { type FollowedPayment, stopFollowingPayment } from './followedPaymentSlice';
+import { type FollowedPayment, stopFollowingPayment } from '../../stores/followedPaymentSlice';
 
 type BannerState = 'waiting' | 'paid' | 'failed';
 
