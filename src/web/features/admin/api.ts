@@ -50,7 +50,7 @@ function userFormData({ name, email, password, isAdmin }: UserUpdate): FormData 
   return form;
 }
 
-/** Admin calls for products, uploads and users (docs/product-rules.md, API). Orders use features/orders/api.ts. */
+/** Admin calls for products, uploads and users (docs/product-rules.md, API). Orders use lib/ordersApi.ts. */
 export const adminApi = api.injectEndpoints({
   endpoints: (build) => ({
     /** Creates a sample product to edit; no payload. */
