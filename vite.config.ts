@@ -4,6 +4,8 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
+import { ROUTES } from './src/shared/routes.ts';
+import { preloadModules } from './src/web/app/screens.ts';
 
 // The storefront and admin: a React app built into dist/web, which the API server serves.
 // `npm run dev:web` serves it with hot reload and sends API and image requests to the server on :3000.
@@ -55,9 +57,24 @@ function precompress(): Plugin {
   };
 }
 
+/**
+ * Writes .vite/routes.json beside the manifest: the screen module of each route the server
+ * preloads, by route id, so the server (src/server/plugins/web.ts) finds a route's files in the
+ * manifest without knowing where its screen lives.
+ */
+function routeModules(): Plugin {
+  return {
+    name: 'duka-route-modules',
+    apply: 'build',
+    generateBundle() {
+      this.emitFile({ type: 'asset', fileName: '.vite/routes.json', source: JSON.stringify(preloadModules(ROUTES)) });
+    },
+  };
+}
+
 export default defineConfig({
   root: 'src/web',
-  plugins: [react(), precompress()],
+  plugins: [react(), precompress(), routeModules()],
   resolve: {
     // Every `import … from 'zod'` of the web app (its own and src/shared's) goes through
     // src/web/zod-jitless.ts, which turns zod's eval probe off before any schema is built: the

@@ -5,9 +5,10 @@ import { createRoot } from 'react-dom/client';
 import { Provider } from 'react-redux';
 import { BrowserRouter } from 'react-router';
 import { INITIAL_DATA_ID, type InitialData } from '../shared/initialData';
+import { matchRoute } from '../shared/routes';
 import { AppRoutes, preloadScreen } from './app/router';
 import { makeStore } from './app/store';
-import { catalogApi } from './features/catalog/api';
+import { catalogApi } from './lib/catalogApi';
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root');
@@ -30,12 +31,13 @@ if (data.products) store.dispatch(catalogApi.util.upsertQueryData('getProducts',
 if (data.top) store.dispatch(catalogApi.util.upsertQueryData('getTopProducts', undefined, data.top));
 if (data.categories) store.dispatch(catalogApi.util.upsertQueryData('getCategories', undefined, data.categories));
 
-const productId = /^\/products\/([^/]+)\/?$/.exec(window.location.pathname)?.[1];
+const route = matchRoute(window.location.pathname);
+const productId = route?.id === 'product' ? route.params.id : undefined;
 if (data.product && data.product._id === productId) {
   store.dispatch(catalogApi.util.upsertQueryData('getProductDetails', productId, data.product));
 } else if (productId) {
   // Ask for the product now, while its screen's code downloads, rather than after.
-  store.dispatch(catalogApi.util.prefetch('getProductDetails', decodeURIComponent(productId), {}));
+  store.dispatch(catalogApi.util.prefetch('getProductDetails', productId, {}));
 }
 
 // The first screen's code (named in the page's head, so usually downloaded already) before the

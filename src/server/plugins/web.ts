@@ -10,6 +10,7 @@ import { LRUCache } from 'lru-cache';
 import { imageSrcSet, imageUrl, isShopImage } from '../../shared/images.js';
 import { INITIAL_DATA_ID, type InitialData } from '../../shared/initialData.js';
 import { CARD_PHOTO_SIZES, DETAIL_PHOTO_SIZES, SLIDE_PHOTO_SIZES } from '../../shared/photoSizes.js';
+import { matchRoute, ROUTES, type RouteId } from '../../shared/routes.js';
 import { idParams } from '../../shared/schemas/common.js';
 import type { CategoryCount, Product, ProductDetail, ProductPage } from '../../shared/schemas/products.js';
 import type { CatalogAnswers } from '../cache/catalog-answers.js';
@@ -19,23 +20,14 @@ import { isNotModified, sendConditional } from '../http/conditional.js';
 
 /** Paths that are never pages of the app: a miss there is a real 404, not the app's index. */
 const NOT_PAGES = /^\/(api|images|uploads|assets)(\/|$)/;
-const PRODUCT_PAGE = /^\/products\/([^/]+)\/?$/;
-
-/**
- * The screens a visitor may open first, by address, as the build's manifest names their source
- * (src/web/app/router.tsx loads each lazily). Their code and CSS are named in the page's head.
- */
-const FIRST_SCREENS: [RegExp, string][] = [
-  [PRODUCT_PAGE, 'features/catalog/ProductScreen.tsx'],
-  [/^\/cart\/?$/, 'features/cart/CartScreen.tsx'],
-  [/^\/login\/?$/, 'features/account/LoginScreen.tsx'],
-  [/^\/register\/?$/, 'features/account/RegisterScreen.tsx'],
-  [/^\/forgot-password\/?$/, 'features/account/ForgotPasswordScreen.tsx'],
-  [/^\/reset-password\/[^/]+\/?$/, 'features/account/ResetPasswordScreen.tsx'],
-];
-
 /** Vite's build manifest (dist/web/.vite/manifest.json), as far as used here. */
 type Manifest = Record<string, { file: string; imports?: string[]; css?: string[] }>;
+
+/**
+ * The build's .vite/routes.json: the screen module (a manifest key) of each route whose screen is
+ * named in the page's head when a visitor opens it first (`preload` in src/shared/routes.ts).
+ */
+type RouteModules = Partial<Record<RouteId, string>>;
 
 /** The JS and CSS files a manifest entry loads, with everything it imports statically. */
 function filesOf(manifest: Manifest, key: string, seen = new Set<string>()): { js: Set<string>; css: Set<string> } {
@@ -137,27 +129,30 @@ export default fp(
       return page.html;
     }
 
-    // The manifest, read again only when a new build replaces it.
+    // The manifest and the routes' modules, read again only when a new build replaces them.
     const manifestFile = path.join(opts.webDir, '.vite', 'manifest.json');
-    let manifest = { mtimeMs: -1, entries: {} as Manifest };
+    const routesFile = path.join(opts.webDir, '.vite', 'routes.json');
+    let manifest = { mtimeMs: -1, entries: {} as Manifest, routes: {} as RouteModules };
     let manifestLookedAt = 0;
-    function readManifest(): Manifest {
+    function readManifest(): { entries: Manifest; routes: RouteModules } {
       const now = Date.now();
-      if (now - manifestLookedAt < 1000 && manifest.mtimeMs >= 0) return manifest.entries;
+      if (now - manifestLookedAt < 1000 && manifest.mtimeMs >= 0) return manifest;
       manifestLookedAt = now;
       const stat = fs.statSync(manifestFile, { throwIfNoEntry: false });
-      if (!stat) return {};
+      if (!stat) return { entries: {}, routes: {} };
       if (stat.mtimeMs !== manifest.mtimeMs) {
-        manifest = { mtimeMs: stat.mtimeMs, entries: JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as Manifest };
+        const routes = fs.existsSync(routesFile) ? (JSON.parse(fs.readFileSync(routesFile, 'utf8')) as RouteModules) : {};
+        manifest = { mtimeMs: stat.mtimeMs, entries: JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as Manifest, routes };
       }
-      return manifest.entries;
+      return manifest;
     }
 
     /** Module preloads and stylesheets of the screen at this path, less what index.html loads already. */
-    function screenFiles(pathname: string): string {
-      const screen = FIRST_SCREENS.find(([pattern]) => pattern.test(pathname))?.[1];
+    function screenFiles(route: RouteId | undefined): string {
+      if (!route || !ROUTES[route].preload) return '';
+      const { entries, routes } = readManifest();
+      const screen = routes[route];
       if (!screen) return '';
-      const entries = readManifest();
       const inIndex = filesOf(entries, 'index.html');
       const { js, css } = filesOf(entries, screen);
       return [
@@ -191,8 +186,9 @@ export default fp(
      */
     async function pagePlan(pathname: string): Promise<{ key: string; head: () => string }> {
       const build = `${indexHtml().length}:${page.mtimeMs}:${manifest.mtimeMs}`;
-      const files = () => screenFiles(pathname);
-      if (pathname === '/') {
+      const route = matchRoute(pathname);
+      const files = () => screenFiles(route?.id);
+      if (route?.id === 'home') {
         const [products, top, categories] = await Promise.all([
           answer(() => opts.answers.page({ page: 1, keyword: '' })),
           answer(() => opts.answers.top()),
@@ -209,7 +205,7 @@ export default fp(
             ),
         };
       }
-      const id = PRODUCT_PAGE.exec(pathname)?.[1];
+      const id = route?.id === 'product' ? route.params.id : undefined;
       if (id && idParams.safeParse({ id }).success) {
         const product = await answer(() => opts.answers.detail(id));
         return {
@@ -222,7 +218,7 @@ export default fp(
           },
         };
       }
-      const screen = FIRST_SCREENS.find(([pattern]) => pattern.test(pathname))?.[1] ?? 'none';
+      const screen = route && ROUTES[route.id].preload ? route.id : 'none';
       return { key: `${build}|screen|${screen}`, head: files };
     }
 

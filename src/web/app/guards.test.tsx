@@ -3,7 +3,7 @@ import { cleanup, render, screen } from '@testing-library/react';
 import { Provider } from 'react-redux';
 import { createMemoryRouter, RouterProvider, useLocation } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { setCredentials } from '../features/account/authSlice';
+import { setCredentials } from '../stores/authSlice';
 import { AdminRoute, type LoginState, PrivateRoute } from './guards';
 import { makeStore } from './store';
 

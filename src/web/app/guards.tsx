@@ -1,5 +1,5 @@
 import { Navigate, Outlet, useLocation } from 'react-router';
-import { paths } from './paths';
+import { paths } from '../config/paths';
 import { useAppSelector } from './store';
 
 /** Navigation state telling the sign-in screen that an admin account is needed (see AdminRoute). */

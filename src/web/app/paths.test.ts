@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { listingQuery, paths, safeRedirect } from '../config/paths';
 import { filtersFromQuery } from '../features/catalog/ListingControls';
-import { listingQuery, paths, safeRedirect } from './paths';
 
 describe('safeRedirect', () => {
   it('keeps paths of this site', () => {

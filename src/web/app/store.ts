@@ -1,9 +1,10 @@
 import { configureStore } from '@reduxjs/toolkit';
 import { type TypedUseSelectorHook, useDispatch, useSelector } from 'react-redux';
-import { authReducer } from '../features/account/authSlice';
-import { cartReducer } from '../features/cart/cartSlice';
-import { followedPaymentReducer } from '../features/orders/followedPaymentSlice';
-import { api } from './api';
+import { api } from '../lib/api';
+import { authReducer } from '../stores/authSlice';
+import { cartReducer } from '../stores/cartSlice';
+import { followedPaymentReducer } from '../stores/followedPaymentSlice';
+import { persistenceMiddleware } from '../stores/persistence';
 
 /** The app's state: the signed-in user, the cart, the payment the banner follows, and the API cache. */
 export function makeStore() {
@@ -14,7 +15,8 @@ export function makeStore() {
       cart: cartReducer,
       followedPayment: followedPaymentReducer,
     },
-    middleware: (getDefault) => getDefault().concat(api.middleware),
+    // Storage is written after the reducers, by the listener (stores/persistence.ts).
+    middleware: (getDefault) => getDefault().prepend(persistenceMiddleware()).concat(api.middleware),
   });
 }
 

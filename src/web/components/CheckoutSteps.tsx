@@ -1,6 +1,6 @@
 import Nav from 'react-bootstrap/Nav';
 import { Link } from 'react-router';
-import { paths } from '../app/paths';
+import { paths } from '../config/paths';
 
 export interface CheckoutStepsProps {
   step1?: boolean;

@@ -1,5 +1,5 @@
 import { Link } from 'react-router';
-import { paths } from '../app/paths';
+import { paths } from '../config/paths';
 import PageTitle from './PageTitle';
 
 /** Any unknown path (docs/product-rules.md, Screens). */

@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { useShopSettings } from '../features/settings/api';
+import { useShopSettings } from '../lib/settingsApi';
 
 /** Sets the browser tab's title for the current screen. */
 export default function PageTitle({ title }: { title?: string }) {

@@ -1,5 +1,5 @@
 import Container from 'react-bootstrap/Container';
-import { useShopSettings } from '../../features/settings/api';
+import { useShopSettings } from '../../lib/settingsApi';
 
 /** 254712345678 as Kenyans write it: 0712 345 678. */
 function localPhone(msisdn: string): string {

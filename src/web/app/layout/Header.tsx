@@ -2,9 +2,9 @@ import { lazy, Suspense, useEffect, useState } from 'react';
 import Collapse from 'react-bootstrap/Collapse';
 import { Link, NavLink, useLocation } from 'react-router';
 import { CartIcon, UserIcon } from '../../components/icons';
-import { cartCount } from '../../features/cart/cartSlice';
-import { useShopSettings } from '../../features/settings/api';
-import { paths } from '../paths';
+import { paths } from '../../config/paths';
+import { useShopSettings } from '../../lib/settingsApi';
+import { cartCount } from '../../stores/cartSlice';
 import { useAppSelector } from '../store';
 import SearchBox from './SearchBox';
 

@@ -1,7 +1,7 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { SearchIcon } from '../../components/icons';
-import { paths } from '../paths';
+import { paths } from '../../config/paths';
 
 /** The navigation bar's search: a blank or whitespace keyword goes home (docs/product-rules.md). */
 export default function SearchBox() {

@@ -2,13 +2,13 @@ import NavbarContext, { type NavbarContextType } from 'react-bootstrap/NavbarCon
 import NavDropdown from 'react-bootstrap/NavDropdown';
 import { Link, useNavigate } from 'react-router';
 import type { PublicUser } from '../../../shared/schemas/users';
+import { paths } from '../../config/paths';
 import { useLogoutMutation } from '../../features/account/api';
-import { signedOut } from '../../features/account/authSlice';
-import { resetCart } from '../../features/cart/cartSlice';
-import { LEDGER_SUMMARY_POLL_MS, useGetLedgerSummaryQuery } from '../../features/orders/paymentsApi';
+import { api } from '../../lib/api';
+import { LEDGER_SUMMARY_POLL_MS, useGetLedgerSummaryQuery } from '../../lib/paymentsApi';
 import { toastErrors, toastSuccess } from '../../lib/toast';
-import { api } from '../api';
-import { paths } from '../paths';
+import { signedOut } from '../../stores/authSlice';
+import { resetCart } from '../../stores/cartSlice';
 import { useAppDispatch } from '../store';
 import '../../styles/dropdown.scss';
 

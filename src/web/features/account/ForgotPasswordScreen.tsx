@@ -1,10 +1,10 @@
 import Form from 'react-bootstrap/Form';
 import { useNavigate } from 'react-router';
 import { type ForgotPasswordBody, forgotPasswordBody } from '../../../shared/schemas/users';
-import { paths } from '../../app/paths';
 import FormContainer from '../../components/FormContainer';
 import { useZodForm } from '../../components/form/useZodForm';
 import PageTitle from '../../components/PageTitle';
+import { paths } from '../../config/paths';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { EmailField } from './AccountFields';
 import { useForgotPasswordMutation } from './api';

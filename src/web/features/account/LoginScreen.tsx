@@ -5,17 +5,17 @@ import Row from 'react-bootstrap/Row';
 import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { type LoginBody, loginBody } from '../../../shared/schemas/users';
 import type { LoginState } from '../../app/guards';
-import { paths, safeRedirect } from '../../app/paths';
 import { useAppDispatch, useAppSelector } from '../../app/store';
 import FormContainer from '../../components/FormContainer';
 import FormField from '../../components/form/FormField';
 import { useZodForm } from '../../components/form/useZodForm';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
+import { paths, safeRedirect } from '../../config/paths';
 import { toastErrors } from '../../lib/toast';
+import { setCredentials, signedOut } from '../../stores/authSlice';
 import { EmailField } from './AccountFields';
 import { useLoginMutation } from './api';
-import { setCredentials, signedOut } from './authSlice';
 import SubmitButton from './SubmitButton';
 
 /** Sign in (docs/product-rules.md, Screens): email and password, then on to the `redirect` target. */

@@ -1,9 +1,9 @@
 import Table from 'react-bootstrap/Table';
 import { Link } from 'react-router';
 import type { Order } from '../../../shared/schemas/orders';
-import { paths } from '../../app/paths';
 import { CrossIcon } from '../../components/icons';
 import Price from '../../components/Price';
+import { paths } from '../../config/paths';
 import '../../styles/tables.scss';
 import { nairobiDay } from '../../../shared/dates';
 

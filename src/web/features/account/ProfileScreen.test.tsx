@@ -5,7 +5,7 @@ import { Provider } from 'react-redux';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeStore } from '../../app/store';
-import { setCredentials } from './authSlice';
+import { setCredentials } from '../../stores/authSlice';
 import ProfileScreen from './ProfileScreen';
 
 const USER = { _id: 'u1', name: 'Amina', email: 'amina@example.com', isAdmin: false };

@@ -4,15 +4,15 @@ import Form from 'react-bootstrap/Form';
 import Row from 'react-bootstrap/Row';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { registerForm } from '../../../shared/schemas/users';
-import { paths, safeRedirect } from '../../app/paths';
 import { useAppDispatch, useAppSelector } from '../../app/store';
 import FormContainer from '../../components/FormContainer';
 import { useZodForm } from '../../components/form/useZodForm';
 import PageTitle from '../../components/PageTitle';
+import { paths, safeRedirect } from '../../config/paths';
 import { toastErrors, toastSuccess } from '../../lib/toast';
+import { setCredentials, signedOut } from '../../stores/authSlice';
 import { EmailField, NameField, NewPasswordFields } from './AccountFields';
 import { useRegisterMutation } from './api';
-import { setCredentials, signedOut } from './authSlice';
 import SubmitButton from './SubmitButton';
 
 /** Sign-up (docs/product-rules.md, Screens): a new account is signed in at once and goes on to the `redirect` target. */

@@ -1,6 +1,6 @@
 import type { MessageBody } from '../../../shared/schemas/common';
 import type { LoginBody, ProfileUpdateBody, PublicUser, RegisterBody } from '../../../shared/schemas/users';
-import { api } from '../../app/api';
+import { api } from '../../lib/api';
 
 /** Account calls (docs/product-rules.md, API: Users). */
 export const accountApi = api.injectEndpoints({

@@ -7,10 +7,10 @@ import { Link } from 'react-router';
 import { DASHBOARD_CHART_DAYS } from '../../../shared/constants';
 import { formatKsh } from '../../../shared/money';
 import type { SalesFigure } from '../../../shared/schemas/dashboard';
-import { paths } from '../../app/paths';
 import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
+import { paths } from '../../config/paths';
 import { errorMessage } from '../../lib/errors';
 import { useGetDashboardQuery } from './dashboardApi';
 

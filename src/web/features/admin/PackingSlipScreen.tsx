@@ -5,12 +5,12 @@ import ToggleButtonGroup from 'react-bootstrap/ToggleButtonGroup';
 import { Link, useParams } from 'react-router';
 import { SHOP_NAME } from '../../../shared/constants';
 import { nairobiMinute } from '../../../shared/dates';
-import { paths } from '../../app/paths';
 import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
+import { paths } from '../../config/paths';
 import { errorMessage } from '../../lib/errors';
-import { useGetOrderDetailsQuery } from '../orders/api';
+import { useGetOrderDetailsQuery } from '../../lib/ordersApi';
 import './packing-slip.css';
 
 type Paper = 'a4' | '80' | '58';

@@ -6,14 +6,14 @@ import Spinner from 'react-bootstrap/Spinner';
 import { Link } from 'react-router';
 import { formatKsh } from '../../../shared/money';
 import type { LedgerPayment } from '../../../shared/schemas/payments';
-import { paths } from '../../app/paths';
 import FormField from '../../components/form/FormField';
 import { useZodForm } from '../../components/form/useZodForm';
+import { paths } from '../../config/paths';
 import { errorMessage } from '../../lib/errors';
+import { exceptionReason, isOpenException, receivedTime, SOURCE_LABEL, STATUS_LABEL, STATUS_VARIANT } from '../../lib/ledgerText';
+import { assignForm, ORDER_ID_HINT, resolveForm } from '../../lib/paymentForms';
+import { useAssignPaymentMutation, useResolvePaymentMutation } from '../../lib/paymentsApi';
 import { toastErrors, toastSuccess } from '../../lib/toast';
-import { exceptionReason, isOpenException, receivedTime, SOURCE_LABEL, STATUS_LABEL, STATUS_VARIANT } from '../orders/ledgerText';
-import { useAssignPaymentMutation, useResolvePaymentMutation } from '../orders/paymentsApi';
-import { assignForm, ORDER_ID_HINT, resolveForm } from './paymentForms';
 import { canRefund, RefundButton, RefundState } from './RefundPayment';
 
 function ButtonSpinner() {

@@ -5,10 +5,10 @@ import { createMemoryRouter, RouterProvider, useLocation } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LedgerPage, LedgerPayment } from '../../../shared/schemas/payments';
 import { makeStore } from '../../app/store';
-import { setCredentials } from '../account/authSlice';
-import { EXCEPTION_REASON, receivedTime } from '../orders/ledgerText';
+import { EXCEPTION_REASON, receivedTime } from '../../lib/ledgerText';
+import { manualPaymentForm, orderIdFrom, orderIdProblem } from '../../lib/paymentForms';
+import { setCredentials } from '../../stores/authSlice';
 import PaymentListScreen from './PaymentListScreen';
-import { manualPaymentForm, orderIdFrom, orderIdProblem } from './paymentForms';
 
 const ORDER = '0b6f7c1e-3a52-4d7e-9f1a-2c4b5d6e7f80';
 

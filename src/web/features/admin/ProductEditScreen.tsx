@@ -5,16 +5,16 @@ import Spinner from 'react-bootstrap/Spinner';
 import { Link, useNavigate, useParams } from 'react-router';
 import { MAX_UPLOAD_BYTES } from '../../../shared/constants';
 import { type ProductDetail, type ProductUpdateBody, productUpdateBody } from '../../../shared/schemas/products';
-import { paths } from '../../app/paths';
 import FormContainer from '../../components/FormContainer';
 import FormField from '../../components/form/FormField';
 import { fieldMessages, useZodForm } from '../../components/form/useZodForm';
 import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
+import { paths } from '../../config/paths';
+import { useGetProductDetailsQuery } from '../../lib/catalogApi';
 import { errorMessage } from '../../lib/errors';
 import { toastError, toastErrors, toastSuccess } from '../../lib/toast';
-import { useGetProductDetailsQuery } from '../catalog/api';
 import { useUpdateProductMutation, useUploadProductImageMutation } from './api';
 
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/webp'];

@@ -9,9 +9,9 @@ import type { ManualPaymentBody } from '../../../shared/schemas/payments';
 import FormField from '../../components/form/FormField';
 import { fieldMessages, useZodForm } from '../../components/form/useZodForm';
 import { errorMessages } from '../../lib/errors';
+import { type ManualPaymentFields, manualPaymentForm, ORDER_ID_HINT } from '../../lib/paymentForms';
+import { useRecordPaymentMutation } from '../../lib/paymentsApi';
 import { toastError, toastErrors, toastSuccess } from '../../lib/toast';
-import { useRecordPaymentMutation } from '../orders/paymentsApi';
-import { type ManualPaymentFields, manualPaymentForm, ORDER_ID_HINT } from './paymentForms';
 
 const EMPTY: ManualPaymentFields = { orderId: '', receipt: '', amount: '', phone: '' };
 

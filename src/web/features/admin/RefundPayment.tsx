@@ -4,9 +4,9 @@ import Spinner from 'react-bootstrap/Spinner';
 import { formatKsh } from '../../../shared/money';
 import type { LedgerPayment } from '../../../shared/schemas/payments';
 import ConfirmDialog from '../../components/ConfirmDialog';
+import { receivedTime } from '../../lib/ledgerText';
+import { useRefundPaymentMutation } from '../../lib/paymentsApi';
 import { toastErrors, toastSuccess } from '../../lib/toast';
-import { receivedTime } from '../orders/ledgerText';
-import { useRefundPaymentMutation } from '../orders/paymentsApi';
 
 /**
  * Whether the admin may ask M-Pesa to reverse a payment: it has its receipt (M-Pesa reverses by

@@ -9,8 +9,8 @@ import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import { errorMessage } from '../../lib/errors';
+import { useGetAdminSettingsQuery, useUpdateSettingsMutation } from '../../lib/settingsApi';
 import { toastError, toastErrors, toastSuccess } from '../../lib/toast';
-import { useGetAdminSettingsQuery, useUpdateSettingsMutation } from '../settings/api';
 
 /** The shop's settings (docs/settings.md): its name and contacts, prices, stock and the merchant's alerts. */
 export default function SettingsScreen() {

@@ -3,7 +3,6 @@ import Form from 'react-bootstrap/Form';
 import Spinner from 'react-bootstrap/Spinner';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { type AdminUserUpdateBody, adminUserUpdateBody, type PublicUser } from '../../../shared/schemas/users';
-import { paths } from '../../app/paths';
 import { useAppDispatch, useAppSelector } from '../../app/store';
 import FormContainer from '../../components/FormContainer';
 import FormField from '../../components/form/FormField';
@@ -11,9 +10,10 @@ import { fieldMessages, useZodForm } from '../../components/form/useZodForm';
 import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
+import { paths } from '../../config/paths';
 import { errorMessage } from '../../lib/errors';
 import { toastError, toastErrors, toastSuccess } from '../../lib/toast';
-import { setCredentials } from '../account/authSlice';
+import { setCredentials } from '../../stores/authSlice';
 import { useGetUserDetailsQuery, useUpdateUserMutation } from './api';
 
 /** The server's own refusals, used before asking it when the answer is already known. */

@@ -1,7 +1,7 @@
 import type { MessageBody } from '../../../shared/schemas/common';
 import type { AdminProductPage, Product } from '../../../shared/schemas/products';
 import type { PublicUser, UserPage } from '../../../shared/schemas/users';
-import { api } from '../../app/api';
+import { api } from '../../lib/api';
 
 /** Every field of the product edit form, already checked (see productForm.ts). */
 export interface ProductUpdate {
@@ -50,7 +50,7 @@ function userFormData({ name, email, password, isAdmin }: UserUpdate): FormData 
   return form;
 }
 
-/** Admin calls for products, uploads and users (docs/product-rules.md, API). Orders use features/orders/api.ts. */
+/** Admin calls for products, uploads and users (docs/product-rules.md, API). Orders use lib/ordersApi.ts. */
 export const adminApi = api.injectEndpoints({
   endpoints: (build) => ({
     /** Creates a sample product to edit; no payload. */

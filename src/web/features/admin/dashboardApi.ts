@@ -1,5 +1,5 @@
 import type { Dashboard } from '../../../shared/schemas/dashboard';
-import { api } from '../../app/api';
+import { api } from '../../lib/api';
 
 /** The admin dashboard: every figure in one call (GET /api/admin/dashboard). */
 export const dashboardApi = api.injectEndpoints({

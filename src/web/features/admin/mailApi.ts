@@ -1,5 +1,5 @@
 import type { MailQueueView, MailStatus } from '../../../shared/schemas/mail';
-import { api } from '../../app/api';
+import { api } from '../../lib/api';
 
 /** The shop's mail queue, as the admin sees it (GET /api/admin/mail). */
 export const mailApi = api.injectEndpoints({

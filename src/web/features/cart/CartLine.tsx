@@ -2,12 +2,12 @@ import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
 import ListGroup from 'react-bootstrap/ListGroup';
 import { Link } from 'react-router';
-import { paths } from '../../app/paths';
 import { useAppDispatch } from '../../app/store';
 import { TrashIcon } from '../../components/icons';
 import Price from '../../components/Price';
 import { photoSources } from '../../components/photoSources';
-import { addToCart, type CartItem, removeFromCart } from './cartSlice';
+import { paths } from '../../config/paths';
+import { addToCart, type CartItem, removeFromCart } from '../../stores/cartSlice';
 import '../../styles/list-group.scss';
 
 const IMAGE_SIZE = 72;

@@ -5,13 +5,13 @@ import ListGroup from 'react-bootstrap/ListGroup';
 import Row from 'react-bootstrap/Row';
 import { Link, useNavigate } from 'react-router';
 import { formatKsh } from '../../../shared/money';
-import { paths } from '../../app/paths';
 import { useAppSelector } from '../../app/store';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import Price from '../../components/Price';
+import { paths } from '../../config/paths';
+import { cartCount } from '../../stores/cartSlice';
 import CartLine from './CartLine';
-import { cartCount } from './cartSlice';
 import '../../styles/list-group.scss';
 
 /** The cart (docs/product-rules.md, Screens: Cart): its lines, the subtotal to 2 decimals, and the way into checkout. */

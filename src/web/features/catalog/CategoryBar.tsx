@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'react';
 import { Link } from 'react-router';
-import { paths } from '../../app/paths';
-import { useGetCategoriesQuery } from './api';
+import { paths } from '../../config/paths';
+import { useGetCategoriesQuery } from '../../lib/catalogApi';
 
 /**
  * The categories with their counts, and "All". On a phone one row of chips that scrolls sideways

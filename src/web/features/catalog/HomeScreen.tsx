@@ -1,13 +1,13 @@
 import Col from 'react-bootstrap/Col';
 import Row from 'react-bootstrap/Row';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
-import { type ListingFilters, listingQuery, paths } from '../../app/paths';
 import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import Paginate from '../../components/Paginate';
+import { type ListingFilters, listingQuery, paths } from '../../config/paths';
+import { useGetCategoriesQuery, useGetProductsQuery } from '../../lib/catalogApi';
 import { errorMessage } from '../../lib/errors';
-import { useGetCategoriesQuery, useGetProductsQuery } from './api';
 import CategoryBar from './CategoryBar';
 import ListingControls, { filtersFromQuery, priceRangeLabel } from './ListingControls';
 import ProductCard from './ProductCard';

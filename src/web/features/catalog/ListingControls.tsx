@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { PRODUCT_SORTS, type ProductSort } from '../../../shared/constants';
-import type { ListingFilters } from '../../app/paths';
+import type { ListingFilters } from '../../config/paths';
 
 const SORT_LABELS: Record<ProductSort, string> = {
   newest: 'Newest',

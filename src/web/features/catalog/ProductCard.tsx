@@ -3,10 +3,10 @@ import Card from 'react-bootstrap/Card';
 import { Link } from 'react-router';
 import { CARD_PHOTO_SIZES } from '../../../shared/photoSizes';
 import type { Product } from '../../../shared/schemas/products';
-import { paths } from '../../app/paths';
 import Price from '../../components/Price';
 import { photoSources } from '../../components/photoSources';
 import Rating, { reviewCount } from '../../components/Rating';
+import { paths } from '../../config/paths';
 import './catalog.css';
 
 /** Product photos are stored square at this size; the attributes let the browser reserve the space. */

@@ -1,11 +1,11 @@
 import Carousel from 'react-bootstrap/Carousel';
 import { Link } from 'react-router';
 import { SLIDE_PHOTO_SIZES } from '../../../shared/photoSizes';
-import { paths } from '../../app/paths';
 import Price from '../../components/Price';
 import { photoSources } from '../../components/photoSources';
 import Rating from '../../components/Rating';
-import { useGetTopProductsQuery } from './api';
+import { paths } from '../../config/paths';
+import { useGetTopProductsQuery } from '../../lib/catalogApi';
 import { PHOTO_SIZE } from './ProductCard';
 import './catalog.css';
 

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Review } from '../../../shared/schemas/products';
 import type { PublicUser } from '../../../shared/schemas/users';
 import { makeStore } from '../../app/store';
-import { setCredentials } from '../account/authSlice';
+import { setCredentials } from '../../stores/authSlice';
 import ReviewList, { canDeleteReview } from './ReviewList';
 
 const review = (id: string, author: string | null, name: string): Review => ({

@@ -9,8 +9,8 @@ import ConfirmDialog from '../../components/ConfirmDialog';
 import { TrashIcon } from '../../components/icons';
 import Message from '../../components/Message';
 import Rating from '../../components/Rating';
+import { useDeleteReviewMutation } from '../../lib/catalogApi';
 import { toastErrors, toastSuccess } from '../../lib/toast';
-import { useDeleteReviewMutation } from './api';
 import '../../styles/list-group.scss';
 
 /** A review's author and any admin may delete it (docs/product-rules.md); the server checks again. */

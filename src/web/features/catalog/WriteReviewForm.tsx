@@ -5,8 +5,8 @@ import { type ReviewBody, reviewForm } from '../../../shared/schemas/products';
 import FormField from '../../components/form/FormField';
 import { useZodForm } from '../../components/form/useZodForm';
 import Message from '../../components/Message';
+import { useCreateReviewMutation } from '../../lib/catalogApi';
 import { toastErrors, toastSuccess } from '../../lib/toast';
-import { useCreateReviewMutation } from './api';
 
 /** The rating choices of docs/product-rules.md. */
 export const RATING_CHOICES = [

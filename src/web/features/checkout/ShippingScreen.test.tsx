@@ -6,8 +6,8 @@ import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MSISDN_ERROR } from '../../../shared/phone';
 import { makeStore } from '../../app/store';
-import { setCredentials } from '../account/authSlice';
-import { addToCart } from '../cart/cartSlice';
+import { setCredentials } from '../../stores/authSlice';
+import { addToCart } from '../../stores/cartSlice';
 import ShippingScreen from './ShippingScreen';
 
 const ITEM = {

@@ -8,7 +8,6 @@ import {
   shippingAddress,
   shippingAddressForm,
 } from '../../../shared/schemas/orders';
-import { paths } from '../../app/paths';
 import { useAppDispatch, useAppSelector } from '../../app/store';
 import CheckoutSteps from '../../components/CheckoutSteps';
 import FormContainer from '../../components/FormContainer';
@@ -16,8 +15,9 @@ import FormField from '../../components/form/FormField';
 import { useZodForm } from '../../components/form/useZodForm';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
-import { saveShippingAddress } from '../cart/cartSlice';
-import { useGetMyOrdersQuery } from '../orders/api';
+import { paths } from '../../config/paths';
+import { useGetMyOrdersQuery } from '../../lib/ordersApi';
+import { saveShippingAddress } from '../../stores/cartSlice';
 import { isShippingNotice } from './shippingAddress';
 
 type AddressSuggestions = typeof import('./addressSuggestions');

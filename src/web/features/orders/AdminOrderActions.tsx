@@ -2,8 +2,8 @@ import Button from 'react-bootstrap/Button';
 import ListGroup from 'react-bootstrap/ListGroup';
 import Spinner from 'react-bootstrap/Spinner';
 import type { Order } from '../../../shared/schemas/orders';
+import { useMarkDeliveredMutation, useMarkPaidMutation } from '../../lib/ordersApi';
 import { toastErrors, toastSuccess } from '../../lib/toast';
-import { useMarkDeliveredMutation, useMarkPaidMutation } from './api';
 import RecordOrderPayment from './RecordOrderPayment';
 import '../../styles/list-group.scss';
 

@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import { formatKsh } from '../../../shared/money';
+import { paymentsApi } from '../../lib/paymentsApi';
 import { toastErrors, toastSuccess } from '../../lib/toast';
-import { paymentsApi } from './paymentsApi';
 
 /** One line of the details, with a button that copies its value for pasting into M-Pesa. */
 function CopyRow({ label, value, shown = value }: { label: string; value: string; shown?: string }) {

@@ -8,8 +8,8 @@ import type { LedgerPayment, PaymentStatus as PaymentStatusBody } from '../../..
 import { useAppDispatch } from '../../app/store';
 import Message from '../../components/Message';
 import { errorMessage } from '../../lib/errors';
-import { exceptionReason, receivedTime, STATUS_LABEL, STATUS_VARIANT } from './ledgerText';
-import { PAYBILL_POLL_MS, PAYMENT_POLL_MS, paymentsApi, useGetPaymentStatusQuery } from './paymentsApi';
+import { exceptionReason, receivedTime, STATUS_LABEL, STATUS_VARIANT } from '../../lib/ledgerText';
+import { PAYBILL_POLL_MS, PAYMENT_POLL_MS, paymentsApi, useGetPaymentStatusQuery } from '../../lib/paymentsApi';
 
 /**
  * The order's payment status from the server, asked again every 2 s while a prompt waits on the

@@ -7,9 +7,9 @@ import type { Order } from '../../../shared/schemas/orders';
 import FormField from '../../components/form/FormField';
 import { useZodForm } from '../../components/form/useZodForm';
 import { errorMessage } from '../../lib/errors';
+import { orderPaymentForm } from '../../lib/paymentForms';
+import { paymentsApi, useRecordPaymentMutation } from '../../lib/paymentsApi';
 import { toastErrors, toastSuccess } from '../../lib/toast';
-import { orderPaymentForm } from '../admin/paymentForms';
-import { paymentsApi, useRecordPaymentMutation } from './paymentsApi';
 
 /**
  * Beside "Mark As Paid", for an admin holding the M-Pesa receipt of an order's payment (from the

@@ -1,5 +1,7 @@
 // @vitest-environment happy-dom
+import { configureStore, type UnknownAction } from '@reduxjs/toolkit';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { authReducer } from './authSlice';
 import {
   addToCart,
   type CartItem,
@@ -11,6 +13,8 @@ import {
   resetCart,
   saveShippingAddress,
 } from './cartSlice';
+import { followedPaymentReducer } from './followedPaymentSlice';
+import { persistenceMiddleware } from './persistence';
 
 const kettle: CartItem = {
   _id: 'kettle',
@@ -32,12 +36,23 @@ const stored = (): CartState | null => {
 
 describe('cart rules (docs/product-rules.md, States)', () => {
   beforeEach(() => localStorage.clear());
-  const empty = () => cartReducer(undefined, { type: 'init' });
+  /** A store with the app's storage listener: each action dispatched gives the cart after it. */
+  const cartStore = () => {
+    const store = configureStore({
+      reducer: { auth: authReducer, cart: cartReducer, followedPayment: followedPaymentReducer },
+      middleware: (getDefault) => getDefault().prepend(persistenceMiddleware()),
+    });
+    return (action: UnknownAction) => {
+      store.dispatch(action);
+      return store.getState().cart;
+    };
+  };
 
   it('appends a new product and replaces the line of one already in the cart, qty included', () => {
-    let cart = cartReducer(empty(), addToCart(kettle));
-    cart = cartReducer(cart, addToCart(tea));
-    cart = cartReducer(cart, addToCart({ ...kettle, qty: 4 }));
+    const dispatch = cartStore();
+    let cart = dispatch(addToCart(kettle));
+    cart = dispatch(addToCart(tea));
+    cart = dispatch(addToCart({ ...kettle, qty: 4 }));
     expect(cart.cartItems.map((i) => [i._id, i.qty])).toEqual([
       ['kettle', 4],
       ['tea', 3],
@@ -46,28 +61,31 @@ describe('cart rules (docs/product-rules.md, States)', () => {
   });
 
   it('recomputes the totals with the shared pricing rules and saves on every change', () => {
-    let cart = cartReducer(empty(), addToCart({ ...kettle, qty: 2 }));
-    cart = cartReducer(cart, addToCart(tea));
+    const dispatch = cartStore();
+    let cart = dispatch(addToCart({ ...kettle, qty: 2 }));
+    cart = dispatch(addToCart(tea));
     expect(cart).toMatchObject({ itemsPrice: 3748.97, shippingPrice: 100, taxPrice: 562.35, totalPrice: 4411.32 });
     expect(stored()).toMatchObject({ itemsPrice: 3748.97, totalPrice: 4411.32 });
-    cart = cartReducer(cart, addToCart({ ...kettle, qty: 4 }));
+    cart = dispatch(addToCart({ ...kettle, qty: 4 }));
     expect(cart.shippingPrice).toBe(0); // 5998 + 749.97 is above 5000
     expect(stored()?.cartItems).toHaveLength(2);
   });
 
   it('removes by _id', () => {
-    let cart = cartReducer(empty(), addToCart(kettle));
-    cart = cartReducer(cart, addToCart(tea));
-    cart = cartReducer(cart, removeFromCart('kettle'));
+    const dispatch = cartStore();
+    let cart = dispatch(addToCart(kettle));
+    cart = dispatch(addToCart(tea));
+    cart = dispatch(removeFromCart('kettle'));
     expect(cart.cartItems.map((i) => i._id)).toEqual(['tea']);
     expect(stored()?.cartItems.map((i) => i._id)).toEqual(['tea']);
   });
 
   it('keeps the shipping address, and clearing after an order empties the items and removes the stored cart', () => {
-    let cart = cartReducer(empty(), addToCart(kettle));
-    cart = cartReducer(cart, saveShippingAddress(address));
+    const dispatch = cartStore();
+    let cart = dispatch(addToCart(kettle));
+    cart = dispatch(saveShippingAddress(address));
     expect(stored()?.shippingAddress).toEqual(address);
-    cart = cartReducer(cart, clearCartItems());
+    cart = dispatch(clearCartItems());
     expect(cart.cartItems).toEqual([]);
     expect(cart.itemsPrice).toBe(0);
     expect(cart.shippingAddress).toEqual(address);
@@ -75,9 +93,10 @@ describe('cart rules (docs/product-rules.md, States)', () => {
   });
 
   it('logging out resets items and address', () => {
-    let cart = cartReducer(empty(), addToCart(kettle));
-    cart = cartReducer(cart, saveShippingAddress(address));
-    cart = cartReducer(cart, resetCart());
+    const dispatch = cartStore();
+    let cart = dispatch(addToCart(kettle));
+    cart = dispatch(saveShippingAddress(address));
+    cart = dispatch(resetCart());
     expect(cart.cartItems).toEqual([]);
     expect(cart.shippingAddress).toEqual({});
     expect(stored()).toBeNull();

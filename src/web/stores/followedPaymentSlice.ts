@@ -1,6 +1,6 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
-import { readStored, removeStored, writeStored } from '../../lib/storage';
-import { signedOut } from '../account/authSlice';
+import { readStored } from '../lib/storage';
+import { signedOut } from './authSlice';
 
 /** The order whose payment the banner follows after Pay with M-Pesa sends the shopper home. */
 export interface FollowedPayment {
@@ -20,19 +20,16 @@ const followedPaymentSlice = createSlice({
     /** A prompt was sent: follow that order's payment on every page, across reloads. */
     followPayment(state, action: PayloadAction<FollowedPayment>) {
       state.payment = action.payload;
-      writeStored('followedPayment', action.payload);
     },
     /** The shopper dismissed the banner. */
     stopFollowingPayment(state) {
       state.payment = null;
-      removeStored('followedPayment');
     },
   },
   // Another shopper may sign in on this browser next: their banner starts empty.
   extraReducers: (builder) => {
     builder.addCase(signedOut, (state) => {
       state.payment = null;
-      removeStored('followedPayment');
     });
   },
 });

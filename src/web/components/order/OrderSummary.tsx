@@ -1,7 +1,7 @@
 import Card from 'react-bootstrap/Card';
 import ListGroup from 'react-bootstrap/ListGroup';
 import type { OrderTotals } from '../../../shared/pricing';
-import Price from '../../components/Price';
+import Price from '../Price';
 import '../../styles/list-group.scss';
 
 /** The price summary card of Place Order and Order details; `children` adds the actions below the total. */

@@ -1,6 +1,6 @@
-import { nairobiMinute } from '../../../shared/dates';
-import { EXCEPTION_REASON } from '../../../shared/payment-exceptions';
-import type { LedgerPayment, LedgerStatus, PaymentSource } from '../../../shared/schemas/payments';
+import { nairobiMinute } from '../../shared/dates';
+import { EXCEPTION_REASON } from '../../shared/payment-exceptions';
+import type { LedgerPayment, LedgerStatus, PaymentSource } from '../../shared/schemas/payments';
 
 export { EXCEPTION_REASON };
 

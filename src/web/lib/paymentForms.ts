@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { manualPaymentBody, resolvePaymentBody } from '../../../shared/schemas/payments';
+import { manualPaymentBody, resolvePaymentBody } from '../../shared/schemas/payments';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,7 +1,7 @@
-import type { ProductSort } from '../../../shared/constants';
-import type { MessageBody } from '../../../shared/schemas/common';
-import type { CategoryCount, Product, ProductDetail, ProductPage, ReviewBody } from '../../../shared/schemas/products';
-import { api } from '../../app/api';
+import type { ProductSort } from '../../shared/constants';
+import type { MessageBody } from '../../shared/schemas/common';
+import type { CategoryCount, Product, ProductDetail, ProductPage, ReviewBody } from '../../shared/schemas/products';
+import { api } from './api';
 
 /** A listing page's query: GET /api/products takes these parameters by these names. */
 export interface ProductsQuery {

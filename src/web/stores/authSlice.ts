@@ -1,6 +1,6 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
-import type { PublicUser } from '../../../shared/schemas/users';
-import { readStored, removeStored, writeStored } from '../../lib/storage';
+import type { PublicUser } from '../../shared/schemas/users';
+import { readStored } from '../lib/storage';
 
 export interface AuthState {
   /** The signed-in user's public object, or null for a guest. */
@@ -28,12 +28,10 @@ const authSlice = createSlice({
     /** A successful sign-in, sign-up or profile update (docs/product-rules.md, States: Session). */
     setCredentials(state, action: PayloadAction<PublicUser>) {
       state.user = publicFields(action.payload);
-      writeStored('user', state.user);
     },
     /** Sign-out, a failed sign-in, or a 401 from any call. */
     signedOut(state) {
       state.user = null;
-      removeStored('user');
     },
   },
 });

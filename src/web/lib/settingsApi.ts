@@ -1,7 +1,7 @@
-import { SHOP_NAME } from '../../../shared/constants';
-import { DEFAULT_PRICING } from '../../../shared/pricing';
-import type { PublicSettings, SettingsUpdateBody, ShopSettings } from '../../../shared/schemas/settings';
-import { api } from '../../app/api';
+import { SHOP_NAME } from '../../shared/constants';
+import { DEFAULT_PRICING } from '../../shared/pricing';
+import type { PublicSettings, SettingsUpdateBody, ShopSettings } from '../../shared/schemas/settings';
+import { api } from './api';
 
 /**
  * The shop's settings (docs/settings.md). The storefront reads GET /api/settings once per visit

@@ -1,7 +1,7 @@
-import { IDEMPOTENCY_KEY_HEADER } from '../../../shared/constants';
-import type { MessageBody } from '../../../shared/schemas/common';
-import type { Order, OrderPage, ShippingAddress } from '../../../shared/schemas/orders';
-import { api } from '../../app/api';
+import { IDEMPOTENCY_KEY_HEADER } from '../../shared/constants';
+import type { MessageBody } from '../../shared/schemas/common';
+import type { Order, OrderPage, ShippingAddress } from '../../shared/schemas/orders';
+import { api } from './api';
 
 export interface NewOrder {
   orderItems: { _id: string; name: string; image: string; price: number; qty: number }[];

@@ -1,9 +1,9 @@
 import ListGroup from 'react-bootstrap/ListGroup';
 import { Link } from 'react-router';
 import { formatKsh, fromCents, toCents } from '../../../shared/money';
-import { paths } from '../../app/paths';
+import { paths } from '../../config/paths';
 import '../../styles/list-group.scss';
-import { photoSources } from '../../components/photoSources';
+import { photoSources } from '../photoSources';
 
 /** A line of an order or of the cart being ordered; `_id` is null once the product has been deleted. */
 export interface OrderLine {

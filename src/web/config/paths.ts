@@ -1,4 +1,5 @@
 import type { ProductSort } from '../../shared/constants';
+import { routePath } from '../../shared/routes';
 
 /** The listing's order and price range: query parameters, so a link or a reload keeps them. */
 export interface ListingFilters {
@@ -22,55 +23,65 @@ function redirectParam(path: string): string {
   return encodeURIComponent(path).replaceAll('%2F', '/');
 }
 
-/** Every route of the app, and the functions that build its links: no screen hard-codes a URL. */
+/** A route's address with its parameters: the patterns are src/shared/routes.ts's, so a link and its route never disagree. */
+const to = routePath;
+
+/** The links of every route of the app: no screen hard-codes a URL. */
 export const paths = {
-  home: '/',
-  page: (page: number) => (page <= 1 ? '/' : `/page/${page}`),
+  home: to('home', {}),
+  page: (page: number) => (page <= 1 ? to('home', {}) : to('homePage', { pageNumber: String(page) })),
   search: (keyword: string, page = 1) =>
-    page <= 1 ? `/search/${encodeURIComponent(keyword)}` : `/search/${encodeURIComponent(keyword)}/page/${page}`,
+    page <= 1 ? to('search', { keyword }) : to('searchPage', { keyword, pageNumber: String(page) }),
   category: (name: string, page = 1) =>
-    page <= 1 ? `/category/${encodeURIComponent(name)}` : `/category/${encodeURIComponent(name)}/page/${page}`,
-  product: (id: string) => `/products/${id}`,
-  cart: '/cart',
-  login: (redirect?: string) => (redirect && redirect !== '/' ? `/login?redirect=${redirectParam(redirect)}` : '/login'),
-  register: (redirect?: string) => (redirect && redirect !== '/' ? `/register?redirect=${redirectParam(redirect)}` : '/register'),
-  forgotPassword: '/forgot-password',
-  resetPassword: (token: string) => `/reset-password/${token}`,
-  profile: '/profile',
-  shipping: '/shipping',
-  placeOrder: '/place-order',
-  order: (id: string) => `/order/${id}`,
+    page <= 1 ? to('category', { category: name }) : to('categoryPage', { category: name, pageNumber: String(page) }),
+  product: (id: string) => to('product', { id }),
+  cart: to('cart', {}),
+  login: (redirect?: string) => withRedirect(to('login', {}), redirect),
+  register: (redirect?: string) => withRedirect(to('register', {}), redirect),
+  forgotPassword: to('forgotPassword', {}),
+  resetPassword: (token: string) => to('resetPassword', { token }),
+  profile: to('profile', {}),
+  shipping: to('shipping', {}),
+  placeOrder: to('placeOrder', {}),
+  order: (id: string) => to('order', { id }),
   admin: {
     /** The dashboard: the Admin menu's first item. */
-    dashboard: '/admin',
-    orders: '/admin/orderlist',
+    dashboard: to('adminDashboard', {}),
+    orders: to('adminOrders', {}),
     /** The order list with some of its filters, as the dashboard links to it. */
     ordersWhere: (filters: { isPaid?: boolean; isDelivered?: boolean; to?: string }) => {
       const query = new URLSearchParams();
       if (filters.isPaid !== undefined) query.set('isPaid', String(filters.isPaid));
       if (filters.isDelivered !== undefined) query.set('isDelivered', String(filters.isDelivered));
       if (filters.to) query.set('to', filters.to);
-      const text = query.toString();
-      return text ? `/admin/orderlist?${text}` : '/admin/orderlist';
+      return withQuery(to('adminOrders', {}), query);
     },
     /** An order's packing slip, to print on A4 or a receipt printer. */
-    slip: (id: string) => `/admin/order/${id}/slip`,
-    products: (page = 1) => (page <= 1 ? '/admin/productlist' : `/admin/productlist/page/${page}`),
-    productEdit: (id: string) => `/admin/product/${id}/edit`,
-    users: '/admin/userlist',
-    mail: '/admin/mail',
-    settings: '/admin/settings',
+    slip: (id: string) => to('adminPackingSlip', { id }),
+    products: (page = 1) => (page <= 1 ? to('adminProducts', {}) : to('adminProductsPage', { pageNumber: String(page) })),
+    productEdit: (id: string) => to('adminProductEdit', { id }),
+    users: to('adminUsers', {}),
+    mail: to('adminMail', {}),
+    settings: to('adminSettings', {}),
     /** The payment ledger; the filter and page live in the query string, so a view can be linked. */
     payments: (status: 'all' | 'exception' | 'unmatched' = 'all', page = 1) => {
       const query = new URLSearchParams();
       if (status !== 'all') query.set('status', status);
       if (page > 1) query.set('pageNumber', String(page));
-      const text = query.toString();
-      return text ? `/admin/payments?${text}` : '/admin/payments';
+      return withQuery(to('adminPayments', {}), query);
     },
-    userEdit: (id: string) => `/admin/user/${id}`,
+    userEdit: (id: string) => to('adminUserEdit', { id }),
   },
 } as const;
+
+function withQuery(path: string, query: URLSearchParams): string {
+  const text = query.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+function withRedirect(path: string, redirect: string | undefined): string {
+  return redirect && redirect !== '/' ? `${path}?redirect=${redirectParam(redirect)}` : path;
+}
 
 /** Tab, CR, LF and every other control character: browsers drop some of them from URLs. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point

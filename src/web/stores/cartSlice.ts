@@ -1,8 +1,8 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
-import { DEFAULT_PRICING, type OrderTotals, orderTotals, type PricingSettings } from '../../../shared/pricing';
-import type { ShippingAddress } from '../../../shared/schemas/orders';
-import { readStored, removeStored, writeStored } from '../../lib/storage';
-import { settingsApi } from '../settings/api';
+import { DEFAULT_PRICING, type OrderTotals, orderTotals, type PricingSettings } from '../../shared/pricing';
+import type { ShippingAddress } from '../../shared/schemas/orders';
+import { settingsApi } from '../lib/settingsApi';
+import { readStored } from '../lib/storage';
 
 /** A cart line as docs/product-rules.md keeps it (Data): the product's fields and the chosen qty. */
 export interface CartItem {
@@ -41,12 +41,11 @@ function isCart(value: unknown): value is CartState {
 }
 
 /**
- * Every change recomputes the totals with the shared pricing rules and the shop's settings, and
- * saves the cart (docs/product-rules.md, States).
+ * Every change recomputes the totals with the shared pricing rules and the shop's settings (the
+ * cart is saved by ./persistence.ts, docs/product-rules.md, States).
  */
-function recomputeAndSave(state: CartState): void {
+function recompute(state: CartState): void {
   Object.assign(state, orderTotals(state.cartItems, state.pricing));
-  writeStored('cart', state);
 }
 
 function initialCart(): CartState {
@@ -68,25 +67,23 @@ const cartSlice = createSlice({
       const index = state.cartItems.findIndex((i) => i._id === item._id);
       if (index >= 0) state.cartItems[index] = item;
       else state.cartItems.push(item);
-      recomputeAndSave(state);
+      recompute(state);
     },
     removeFromCart(state, action: PayloadAction<string>) {
       state.cartItems = state.cartItems.filter((i) => i._id !== action.payload);
-      recomputeAndSave(state);
+      recompute(state);
     },
     saveShippingAddress(state, action: PayloadAction<ShippingAddress>) {
       state.shippingAddress = action.payload;
-      recomputeAndSave(state);
+      recompute(state);
     },
-    /** After an order is placed: the items go and the stored cart is removed (docs/product-rules.md, States). */
+    /** After an order is placed: the items go, and so does the stored cart (docs/product-rules.md, States). */
     clearCartItems(state) {
       state.cartItems = [];
       Object.assign(state, orderTotals([], state.pricing));
-      removeStored('cart');
     },
     /** Log Out clears the cart and the shipping address; the shop's prices stay. */
     resetCart(state) {
-      removeStored('cart');
       return emptyCart(state.pricing);
     },
   },
@@ -96,7 +93,6 @@ const cartSlice = createSlice({
       const { taxPercent, shippingFee, freeShippingThreshold } = action.payload;
       state.pricing = { taxPercent, shippingFee, freeShippingThreshold };
       Object.assign(state, orderTotals(state.cartItems, state.pricing));
-      if (state.cartItems.length > 0) writeStored('cart', state);
     });
   },
 });

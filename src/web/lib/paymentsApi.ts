@@ -1,4 +1,4 @@
-import type { MessageBody } from '../../../shared/schemas/common';
+import type { MessageBody } from '../../shared/schemas/common';
 import type {
   LedgerFilter,
   LedgerPage,
@@ -8,8 +8,8 @@ import type {
   PaymentStatus,
   StkPushBody,
   StkPushResponse,
-} from '../../../shared/schemas/payments';
-import { api } from '../../app/api';
+} from '../../shared/schemas/payments';
+import { api } from './api';
 
 /** How often the order page asks about a prompt that is still waiting on the shopper's phone. */
 export const PAYMENT_POLL_MS = 2000;
