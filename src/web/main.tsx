@@ -6,6 +6,7 @@ import { Provider } from 'react-redux';
 import { BrowserRouter } from 'react-router';
 import { INITIAL_DATA_ID, type InitialData } from '../shared/initialData';
 import { matchRoute } from '../shared/routes';
+import { PaymentBanner } from './app/layout/Layout';
 import { AppRoutes, preloadScreen } from './app/router';
 import { makeStore } from './app/store';
 import { catalogApi } from './lib/catalogApi';
@@ -40,8 +41,9 @@ if (data.product && data.product._id === productId) {
   store.dispatch(catalogApi.util.prefetch('getProductDetails', productId, {}));
 }
 
-// The first screen's code (named in the page's head, so usually downloaded already) before the
-// first render: the page appears whole, with no spinner that then gives way to it.
+// The first screen's code (named in the page's head, so usually downloaded already), and the
+// payment banner's when a payment is followed, before the first render: the page appears whole,
+// with no spinner that then gives way to it.
 function render() {
   if (!root) return;
   const reactRoot = createRoot(root);
@@ -59,4 +61,8 @@ function render() {
     );
   });
 }
-preloadScreen(window.location.pathname).then(render, render);
+const firstScreen = [
+  preloadScreen(window.location.pathname),
+  store.getState().followedPayment.payment ? PaymentBanner.preload() : undefined,
+];
+Promise.all(firstScreen).then(render, render);

@@ -1,6 +1,7 @@
-import { type ComponentType, lazy } from 'react';
+import type { ComponentType } from 'react';
 import { Route, Routes } from 'react-router';
 import { matchRoute, ROUTE_IDS, ROUTES } from '../../shared/routes';
+import { type Preloadable, preloadable } from '../lib/preloadable';
 import { AdminRoute, PrivateRoute } from './guards';
 import Layout from './layout/Layout';
 import { EAGER_MODULES, type Guard, NOT_FOUND_MODULE, SCREENS, type ScreenModule } from './screens';
@@ -12,7 +13,7 @@ import { EAGER_MODULES, type Guard, NOT_FOUND_MODULE, SCREENS, type ScreenModule
  * rather than a data router: the app loads its data with RTK Query, and react-router's data router
  * would add about 17 KB (gzip) to the first download for loaders and actions nothing uses.
  */
-type Screen = ComponentType & { preload: () => Promise<void> };
+type Screen = Preloadable;
 
 type ScreenExports = { default: ComponentType };
 
@@ -23,30 +24,6 @@ const lazyModules = import.meta.glob<ScreenExports>([
   '!../features/catalog/HomeScreen.tsx',
 ]);
 const eagerModules = import.meta.glob<ScreenExports>('../features/catalog/HomeScreen.tsx', { eager: true });
-
-/**
- * A screen loaded when first shown, like React.lazy, that can also be loaded ahead: once loaded it
- * renders at once, without the layout's spinner (main.tsx loads the first screen before the
- * first render, so a visitor never sees a spinner give way to the page).
- */
-function lazyScreen(load: () => Promise<ScreenExports>): Screen {
-  let loaded: ComponentType | undefined;
-  const remember = async () => {
-    const module = await load();
-    loaded = module.default;
-    return module;
-  };
-  const Lazy = lazy(remember);
-  const Component = () => {
-    const Loaded = loaded;
-    return Loaded ? <Loaded /> : <Lazy />;
-  };
-  return Object.assign(Component, {
-    preload: async () => {
-      await remember();
-    },
-  });
-}
 
 /** One component per module, however many routes show it. */
 const screenCache = new Map<ScreenModule, Screen>();
@@ -64,7 +41,7 @@ export function screenOf(module: ScreenModule): Screen {
     screen = Object.assign(() => <Eager />, { preload: () => Promise.resolve() });
   } else {
     if (!load) throw new Error(`no screen module ${module}`);
-    screen = lazyScreen(load);
+    screen = preloadable(load);
   }
   screenCache.set(module, screen);
   return screen;

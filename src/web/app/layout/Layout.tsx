@@ -2,24 +2,36 @@ import { lazy, Suspense, useSyncExternalStore } from 'react';
 import Container from 'react-bootstrap/Container';
 import { Outlet } from 'react-router';
 import Loader from '../../components/Loader';
-import PaymentBanner from '../../features/orders/PaymentBanner';
+import { preloadable } from '../../lib/preloadable';
 import { toastsWanted } from '../../lib/toast';
+import { useAppSelector } from '../store';
 import Footer from './Footer';
 import Header from './Header';
 import ScrollRestoration from './ScrollRestoration';
 
 const Toasts = lazy(() => import('./Toasts'));
 
+/**
+ * Only a shopper who has just paid follows a payment, so the banner's code is not part of every
+ * first page; main.tsx loads it before the first render when a payment is followed.
+ */
+export const PaymentBanner = preloadable(() => import('../../features/orders/PaymentBanner'));
+
 /** Navigation bar, the current screen, footer; toasts top-right for 5 s (docs/product-rules.md, Constants). */
 export default function Layout() {
   const showToasts = useSyncExternalStore(toastsWanted.subscribe, toastsWanted.get);
+  const followingPayment = useAppSelector((s) => s.followedPayment.payment !== null);
   return (
     <div className="d-flex flex-column min-vh-100">
       <a href="#main" className="visually-hidden-focusable skip-link">
         Skip to content
       </a>
       <Header />
-      <PaymentBanner />
+      {followingPayment && (
+        <Suspense fallback={null}>
+          <PaymentBanner />
+        </Suspense>
+      )}
       <main id="main" className="flex-grow-1 py-3">
         <Container className="screen">
           <Suspense fallback={<Loader />}>
