@@ -69,6 +69,9 @@ export async function startTestShop(env: Record<string, string> = {}, options: T
     RATE_LIMIT_REGISTER_MAX: '100000',
     RATE_LIMIT_FORGOT_PASSWORD_MAX: '100000',
     RATE_LIMIT_RESET_PASSWORD_MAX: '100000',
+    // Tests hash and check hundreds of passwords; Argon2's least cost keeps each a millisecond.
+    ARGON2_MEMORY_KIB: '8',
+    ARGON2_TIME_COST: '1',
     ...(postgres && { DATABASE_URL: postgres.url }),
     ...env,
   });
