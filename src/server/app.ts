@@ -8,6 +8,7 @@ import type { CatalogCache } from './cache/catalog-cache.js';
 import { SettingsCache } from './cache/settings-cache.js';
 import type { AppConfig } from './config.js';
 import type { Database } from './db/client.js';
+import { createPasswords } from './domain/passwords.js';
 import type { Notifications } from './mail/notifications.js';
 import { demoImagesDir } from './paths.js';
 import errors, { clientErrorHandler, frameworkErrors, sendNotFound } from './plugins/errors.js';
@@ -118,7 +119,7 @@ export async function buildApp({ config, database, notify, logger, payments, cac
   await app.register(healthRoutes, { database, isClosing: () => closing });
   const answers = catalogAnswers(database.catalogDb, cache);
   await app.register(productRoutes, { db, changes: cache, answers });
-  await app.register(userRoutes, { db, changes: cache, config, notify });
+  await app.register(userRoutes, { db, changes: cache, config, notify, passwords: createPasswords(config.passwordCost) });
   await app.register(orderRoutes, { db, changes: cache, notify });
   await app.register(adminRoutes, { db });
   const settings = new SettingsCache(cache, database.catalogDb);

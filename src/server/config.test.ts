@@ -39,6 +39,33 @@ describe('a production configuration', () => {
     expect(productionProblems({ ...PRODUCTION, METRICS_TOKEN: '' })).toEqual([expect.stringContaining('METRICS_TOKEN')]);
   });
 
+  it('refuses a password hash cost below the default, naming the variable', () => {
+    expect(productionProblems({ ...PRODUCTION, ARGON2_MEMORY_KIB: '8' })).toEqual([
+      'NODE_ENV=production needs ARGON2_MEMORY_KIB of at least 19456 (the default), got "8": a lower cost makes stolen password hashes quick to guess',
+    ]);
+    expect(productionProblems({ ...PRODUCTION, ARGON2_TIME_COST: '1' })).toEqual([
+      expect.stringContaining('ARGON2_TIME_COST of at least 2'),
+    ]);
+    expect(productionProblems({ ...PRODUCTION, ARGON2_TIME_COST: 'lots' })).toEqual([
+      expect.stringContaining('ARGON2_TIME_COST'),
+    ]);
+    expect(() => loadConfig({ ...PRODUCTION, ARGON2_MEMORY_KIB: '8', ARGON2_TIME_COST: '1' })).toThrow(
+      /ARGON2_MEMORY_KIB[^\n]*\n[^\n]*ARGON2_TIME_COST/,
+    );
+    // A higher cost is the operator's choice; unset is the default.
+    const stronger = loadConfig({ ...PRODUCTION, ARGON2_MEMORY_KIB: '65536', ARGON2_TIME_COST: '3' });
+    expect(stronger.passwordCost).toEqual({ memoryKib: 65_536, timeCost: 3 });
+    expect(loadConfig(PRODUCTION).passwordCost).toEqual({ memoryKib: 19_456, timeCost: 2 });
+    // Outside production (the tests) the cost may go down to Argon2's least.
+    expect(loadConfig({ NODE_ENV: 'test', ARGON2_MEMORY_KIB: '8', ARGON2_TIME_COST: '1' }).passwordCost).toEqual({
+      memoryKib: 8,
+      timeCost: 1,
+    });
+    expect(() => loadConfig({ NODE_ENV: 'test', ARGON2_MEMORY_KIB: '4' })).toThrow(
+      'ARGON2_MEMORY_KIB must be a whole number of at least 8',
+    );
+  });
+
   it('refuses http and localhost addresses', () => {
     for (const url of [
       'http://shop.example.co.ke',

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_PASSWORD_COST } from './domain/passwords.js';
 import { webDistDir } from './paths.js';
 
 /**
@@ -111,6 +112,9 @@ const environment = z.object({
   TRUST_PROXY: z.string().optional(),
   SECURE_COOKIES: flag('SECURE_COOKIES'),
   SESSION_DAYS: wholeNumber('SESSION_DAYS', 30),
+  // Argon2's own minimums; production refuses less than the defaults (productionProblems).
+  ARGON2_MEMORY_KIB: wholeNumber('ARGON2_MEMORY_KIB', DEFAULT_PASSWORD_COST.memoryKib, 8),
+  ARGON2_TIME_COST: wholeNumber('ARGON2_TIME_COST', DEFAULT_PASSWORD_COST.timeCost, 1),
   MAIL_FROM: text(),
   SMTP_URL: urlLike('SMTP_URL', /^smtps?:\/\/[^/\s]+/, 'look like smtp://user:pass@host:587 or smtps://user:pass@host:465'),
   MAIL_POLL_INTERVAL_MS: wholeNumber('MAIL_POLL_INTERVAL_MS', 5_000),
@@ -364,6 +368,8 @@ const configSchema = environment.transform((env, ctx) => {
     /** Cookies carry the Secure flag (on by default in production). */
     secureCookies: env.SECURE_COOKIES ?? nodeEnv === 'production',
     sessionDays: env.SESSION_DAYS,
+    /** The Argon2 cost of new password hashes; only tests lower it, to sign up and in quickly. */
+    passwordCost: { memoryKib: env.ARGON2_MEMORY_KIB, timeCost: env.ARGON2_TIME_COST },
     mailFrom: env.MAIL_FROM ?? 'Duka <no-reply@duka.local>',
     /** smtp://user:pass@host:587 or smtps://…; unset writes every mail to DATA_DIR/outbox. */
     smtpUrl: env.SMTP_URL,
@@ -425,6 +431,17 @@ export function productionProblems(env: Env): string[] {
     problems.push(
       'NODE_ENV=production needs METRICS_TOKEN (or METRICS_PUBLIC=true when the proxy keeps /metrics internal): open metrics tell registered emails from unknown ones',
     );
+  }
+  for (const [name, least] of [
+    ['ARGON2_MEMORY_KIB', DEFAULT_PASSWORD_COST.memoryKib],
+    ['ARGON2_TIME_COST', DEFAULT_PASSWORD_COST.timeCost],
+  ] as const) {
+    const value = Number(env[name]?.trim() || least);
+    if (!(value >= least)) {
+      problems.push(
+        `NODE_ENV=production needs ${name} of at least ${least} (the default), got "${env[name]}": a lower cost makes stolen password hashes quick to guess`,
+      );
+    }
   }
   return problems;
 }

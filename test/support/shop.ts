@@ -53,10 +53,12 @@ export interface TestShopOptions {
   logStream?: DestinationStream;
 }
 
-export async function startTestShop(env: Record<string, string> = {}, options: TestShopOptions = {}): Promise<TestShop> {
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'duka-test-'));
-  const postgres = process.env.TEST_DATABASE_URL ? await freshPostgresUrl(process.env.TEST_DATABASE_URL) : undefined;
-  const config = loadConfig({
+/** Where the global setup left the seeded PGlite template (pglite-template.ts). */
+export const PGLITE_TEMPLATE_ENV = 'DUKA_TEST_PGLITE_TEMPLATE';
+
+/** The environment every test shop starts with, before a test's own variables. */
+export function testShopEnv(dataDir: string): Record<string, string> {
+  return {
     NODE_ENV: 'test',
     PORT: '0',
     HOST: '127.0.0.1',
@@ -69,10 +71,33 @@ export async function startTestShop(env: Record<string, string> = {}, options: T
     RATE_LIMIT_REGISTER_MAX: '100000',
     RATE_LIMIT_FORGOT_PASSWORD_MAX: '100000',
     RATE_LIMIT_RESET_PASSWORD_MAX: '100000',
+    // Tests hash and check hundreds of passwords; Argon2's least cost keeps each a millisecond.
+    ARGON2_MEMORY_KIB: '8',
+    ARGON2_TIME_COST: '1',
+  };
+}
+
+/** Variables that change what the seed writes: a shop given one starts from an empty database. */
+const SEED_VARIABLES = ['SEED_DEMO', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'ARGON2_MEMORY_KIB', 'ARGON2_TIME_COST'];
+
+/** The seeded template's dump when there is one and the test's variables leave the seed as it was. */
+async function pgliteTemplate(env: Record<string, string>): Promise<Blob | undefined> {
+  const file = process.env[PGLITE_TEMPLATE_ENV];
+  if (!file || SEED_VARIABLES.some((name) => name in env)) return undefined;
+  return new Blob([await fs.readFile(file)]);
+}
+
+export async function startTestShop(env: Record<string, string> = {}, options: TestShopOptions = {}): Promise<TestShop> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'duka-test-'));
+  const postgres = process.env.TEST_DATABASE_URL ? await freshPostgresUrl(process.env.TEST_DATABASE_URL) : undefined;
+  const config = loadConfig({
+    ...testShopEnv(dataDir),
     ...(postgres && { DATABASE_URL: postgres.url }),
     ...env,
   });
-  const database = await openDatabase({ url: config.databaseUrl, poolSize: 5 });
+  // Every file has its own database: its own PGlite, loaded from a copy of the template.
+  const template = config.databaseUrl ? undefined : await pgliteTemplate(env);
+  const database = await openDatabase({ url: config.databaseUrl, poolSize: 5, pgliteTemplate: template });
   const shop = await startShop(config, { database, logger: createLogger(config, options.logStream) });
 
   const client = () => new ApiClient(shop.url);

@@ -46,6 +46,8 @@ export interface Database {
   /** Connections for GET /metrics: pg's pool figures; PGlite is one connection, never waited for. */
   poolStats(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
+  /** PGlite only: the data directory as a tarball, for openDatabase's pgliteTemplate. */
+  dumpDataDir?: () => Promise<Blob>;
 }
 
 /**
@@ -83,17 +85,19 @@ export interface OpenDatabaseOptions {
   url?: string | undefined;
   /** PGlite's directory; undefined keeps it in memory (tests). */
   pgliteDir?: string | undefined;
+  /** A PGlite data directory dumped by dumpDataDir to start from, instead of an empty database (tests). */
+  pgliteTemplate?: Blob | undefined;
   poolSize?: number;
   onPoolError?: (error: Error) => void;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
-  return options.url ? openPostgres(options.url, options) : openPglite(options.pgliteDir);
+  return options.url ? openPostgres(options.url, options) : openPglite(options.pgliteDir, options.pgliteTemplate);
 }
 
-async function openPglite(dir: string | undefined): Promise<Database> {
+async function openPglite(dir: string | undefined, template: Blob | undefined): Promise<Database> {
   if (dir) await fs.mkdir(path.dirname(dir), { recursive: true });
-  const client = await PGlite.create(dir ?? 'memory://', { extensions: { pg_trgm } });
+  const client = await PGlite.create(dir ?? 'memory://', { extensions: { pg_trgm }, ...(template && { loadDataDir: template }) });
   // PGlite is one connection, so a session setting holds for every query.
   await client.exec(`CREATE EXTENSION IF NOT EXISTS pg_trgm; ${SESSION_SETTINGS}`);
   countPgliteStatements(client);
@@ -114,6 +118,7 @@ async function openPglite(dir: string | undefined): Promise<Database> {
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
     // Once only, like pool.end() below: a shop closing after its database was closed must not fail.
     close: once(() => client.close()),
+    dumpDataDir: () => client.dumpDataDir('none'),
   };
 }
 

@@ -3,7 +3,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import { toCents } from '../../shared/money.js';
 import type { AppConfig } from '../config.js';
-import { hashPassword } from '../domain/passwords.js';
+import { createPasswords, type Passwords } from '../domain/passwords.js';
 import type { Db } from './client.js';
 import { demoProducts, demoReviews, demoShoppers } from './demo-catalogue.js';
 import { products, reviews, shopMeta, users } from './schema.js';
@@ -19,23 +19,24 @@ const SEEDED_KEY = 'seeded';
  * two instances starting together seed once.
  */
 export async function seedShop(db: Db, config: AppConfig, log: Logger): Promise<void> {
+  const passwords = createPasswords(config.passwordCost);
   const [seeded] = await db.select().from(shopMeta).where(eq(shopMeta.key, SEEDED_KEY));
   if (!seeded) {
     const [anyProduct] = await db.select({ id: products.id }).from(products).limit(1);
-    if (config.seedDemo && !anyProduct) await seedDemoCatalogue(db, log);
+    if (config.seedDemo && !anyProduct) await seedDemoCatalogue(db, passwords, log);
   }
-  await ensureAdmin(db, config, log);
+  await ensureAdmin(db, passwords, config, log);
   if (!seeded) await db.insert(shopMeta).values({ key: SEEDED_KEY, value: { at: new Date().toISOString() } });
 }
 
-async function ensureAdmin(db: Db, config: AppConfig, log: Logger): Promise<void> {
+async function ensureAdmin(db: Db, passwords: Passwords, config: AppConfig, log: Logger): Promise<void> {
   const [existing] = await db.select({ id: users.id }).from(users).where(eq(users.email, config.adminEmail));
   if (existing) return;
   const password = config.adminPassword ?? randomBytes(12).toString('base64url');
   await db.insert(users).values({
     name: 'Shop Admin',
     email: config.adminEmail,
-    passwordHash: await hashPassword(password),
+    passwordHash: await passwords.hash(password),
     isAdmin: true,
   });
   if (config.adminPassword) {
@@ -48,8 +49,8 @@ async function ensureAdmin(db: Db, config: AppConfig, log: Logger): Promise<void
   }
 }
 
-async function seedDemoCatalogue(db: Db, log: Logger): Promise<void> {
-  const shopperHash = await hashPassword(DEMO_SHOPPER_PASSWORD);
+async function seedDemoCatalogue(db: Db, passwords: Passwords, log: Logger): Promise<void> {
+  const shopperHash = await passwords.hash(DEMO_SHOPPER_PASSWORD);
   // Newest first on the home page should follow the catalogue's order, so space the creation times.
   const start = Date.now() - demoProducts.length * 60_000;
   await db.transaction(async (tx) => {

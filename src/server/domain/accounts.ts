@@ -13,7 +13,7 @@ import { passwordResetTokens, reviews, users } from '../db/schema.js';
 import { badRequest, forbidden, isUniqueViolation, notFound, unauthorized } from '../errors.js';
 import type { Notifications } from '../mail/notifications.js';
 import type { CatalogChanges } from './catalog-changes.js';
-import { hashPassword, verifyPassword } from './passwords.js';
+import type { Passwords } from './passwords.js';
 import { deleteUserSessions, hashToken, randomToken, type SessionUser } from './sessions.js';
 
 const EMAIL_TAKEN = 'An account with this email already exists';
@@ -34,8 +34,8 @@ export function toPublicUser(row: Pick<UserRow, 'id' | 'name' | 'email' | 'isAdm
   };
 }
 
-export async function registerUser(db: Db, body: RegisterBody): Promise<UserRow> {
-  const passwordHash = await hashPassword(body.password);
+export async function registerUser(db: Db, passwords: Passwords, body: RegisterBody): Promise<UserRow> {
+  const passwordHash = await passwords.hash(body.password);
   try {
     const [row] = await db.insert(users).values({ name: body.name, email: body.email, passwordHash }).returning();
     if (!row) throw new Error('User insert returned nothing');
@@ -46,9 +46,9 @@ export async function registerUser(db: Db, body: RegisterBody): Promise<UserRow>
   }
 }
 
-export async function authenticate(db: Db, email: string, password: string): Promise<UserRow> {
+export async function authenticate(db: Db, passwords: Passwords, email: string, password: string): Promise<UserRow> {
   const [row] = await db.select().from(users).where(eq(users.email, email));
-  const valid = await verifyPassword(row?.passwordHash, password);
+  const valid = await passwords.verify(row?.passwordHash, password);
   if (!row || !valid) throw unauthorized('Invalid email or password');
   return row;
 }
@@ -164,6 +164,7 @@ async function afterCredentialsChange(
  */
 export async function updateProfile(
   db: Db,
+  passwords: Passwords,
   notify: Notifications,
   self: SessionUser,
   body: ProfileUpdateBody,
@@ -174,10 +175,10 @@ export async function updateProfile(
   const passwordChanges = body.password !== undefined;
   if (!emailChanges && !passwordChanges) return toPublicUser(await saveUserChanges(db, self.id, { name: body.name }));
   if (!body.currentPassword) throw badRequest(CURRENT_PASSWORD_REQUIRED, 'currentPassword');
-  if (!(await verifyPassword(before.passwordHash, body.currentPassword))) {
+  if (!(await passwords.verify(before.passwordHash, body.currentPassword))) {
     throw badRequest(CURRENT_PASSWORD_WRONG, 'currentPassword');
   }
-  const passwordHash = body.password ? await hashPassword(body.password) : undefined;
+  const passwordHash = body.password ? await passwords.hash(body.password) : undefined;
   const row = await db.transaction(async (tx) => {
     const after = await saveUserChanges(tx, self.id, {
       name: body.name,
@@ -207,8 +208,14 @@ async function lockAdmins(tx: Tx): Promise<string[]> {
  * An admin edits a user, with no current password. A new email or password revokes the user's
  * reset links and signs them out everywhere, and the old address is told.
  */
-export async function adminUpdateUser(db: Db, notify: Notifications, id: string, body: AdminUserUpdateBody): Promise<PublicUser> {
-  const passwordHash = body.password ? await hashPassword(body.password) : undefined;
+export async function adminUpdateUser(
+  db: Db,
+  passwords: Passwords,
+  notify: Notifications,
+  id: string,
+  body: AdminUserUpdateBody,
+): Promise<PublicUser> {
+  const passwordHash = body.password ? await passwords.hash(body.password) : undefined;
   const row = await db.transaction(async (tx) => {
     const admins = await lockAdmins(tx);
     const target = await findUser(tx, id);
@@ -258,7 +265,7 @@ export async function requestPasswordReset(db: Db, notify: Notifications, public
 }
 
 /** A reset token works once, within its hour; using it signs the user out everywhere. */
-export async function resetPassword(db: Db, token: string, password: string): Promise<void> {
+export async function resetPassword(db: Db, passwords: Passwords, token: string, password: string): Promise<void> {
   const tokenHash = hashToken(token);
   const [pending] = await db
     .select({ userId: passwordResetTokens.userId })
@@ -272,7 +279,7 @@ export async function resetPassword(db: Db, token: string, password: string): Pr
     );
   if (!pending) throw badRequest(RESET_LINK_INVALID);
   // Hash before the transaction: it is slow, and PGlite runs one transaction at a time.
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await passwords.hash(password);
   await db.transaction(async (tx) => {
     // Claiming the token in the same statement that checks it makes a second use fail even when racing.
     const [claimed] = await tx

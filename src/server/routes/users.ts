@@ -30,6 +30,7 @@ import {
   updateProfile,
 } from '../domain/accounts.js';
 import type { CatalogChanges } from '../domain/catalog-changes.js';
+import type { Passwords } from '../domain/passwords.js';
 import type { Notifications } from '../mail/notifications.js';
 import { acceptFormBodies } from '../plugins/form-bodies.js';
 import { currentUser, SESSION_COOKIE } from '../plugins/sessions.js';
@@ -46,18 +47,21 @@ function limit(rule: { max: number; windowMs: number }) {
   return { rateLimit: { max: rule.max, timeWindow: rule.windowMs } };
 }
 
-const userRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; config: AppConfig; notify: Notifications }> = async (
-  app,
-  opts,
-) => {
-  const { db, changes, config, notify } = opts;
+const userRoutes: FastifyPluginAsyncZod<{
+  db: Db;
+  changes: CatalogChanges;
+  config: AppConfig;
+  notify: Notifications;
+  passwords: Passwords;
+}> = async (app, opts) => {
+  const { db, changes, config, notify, passwords } = opts;
   await acceptFormBodies(app);
 
   app.post('/api/users', {
     config: limit(config.rateLimits.register),
     schema: { tags, summary: 'Sign up; answers signed in', body: registerBody, response: { 201: publicUser, ...errors } },
     handler: async (request, reply) => {
-      const user = await registerUser(db, request.body);
+      const user = await registerUser(db, passwords, request.body);
       await reply.startSession(user.id);
       return reply.status(201).send(toPublicUser(user));
     },
@@ -71,7 +75,7 @@ const userRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; confi
       await signInLimit.admit(email, request.ip);
       let user: Awaited<ReturnType<typeof authenticate>>;
       try {
-        user = await authenticate(db, email, password);
+        user = await authenticate(db, passwords, email, password);
       } catch (error) {
         await signInLimit.failed(email, request.ip);
         throw error;
@@ -117,7 +121,7 @@ const userRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; confi
       response: { 200: messageBody, ...errors },
     },
     handler: async (request) => {
-      await resetPassword(db, request.params.token, request.body.password);
+      await resetPassword(db, passwords, request.params.token, request.body.password);
       return { msg: 'Your password has been reset. Please sign in with your new password.' };
     },
   });
@@ -145,7 +149,8 @@ const userRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; confi
       body: profileUpdateBody,
       response: { 200: publicUser, ...errors },
     },
-    handler: (request) => updateProfile(db, notify, currentUser(request), request.body, request.cookies[SESSION_COOKIE] ?? ''),
+    handler: (request) =>
+      updateProfile(db, passwords, notify, currentUser(request), request.body, request.cookies[SESSION_COOKIE] ?? ''),
   });
 
   app.get('/api/users', {
@@ -180,7 +185,7 @@ const userRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; confi
       body: adminUserUpdateBody,
       response: { 200: publicUser, ...errors },
     },
-    handler: (request) => adminUpdateUser(db, notify, request.params.id, request.body),
+    handler: (request) => adminUpdateUser(db, passwords, notify, request.params.id, request.body),
   });
 
   app.delete('/api/users/:id', {

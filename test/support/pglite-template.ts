@@ -1,0 +1,36 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/server/config.js';
+import { openDatabase } from '../../src/server/db/client.js';
+import { seedShop } from '../../src/server/db/seed.js';
+import { createLogger } from '../../src/server/shop.js';
+import { PGLITE_TEMPLATE_ENV, testShopEnv } from './shop.js';
+
+/**
+ * Vitest global setup: one PGlite database migrated and seeded as startTestShop's shop would be,
+ * dumped to a file. Each test file's shop starts from its own copy of it: a fresh in-memory PGlite
+ * runs initdb, the migrations and the seed, seconds per file; loading the dump skips all three.
+ */
+export default async function setup(): Promise<(() => Promise<void>) | undefined> {
+  if (process.env.TEST_DATABASE_URL) return undefined;
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'duka-pglite-template-'));
+  const config = loadConfig(testShopEnv(dir));
+  const database = await openDatabase({});
+  try {
+    await database.migrate();
+    await seedShop(database.db, config, createLogger(config));
+    const dump = await database.dumpDataDir?.();
+    if (!dump) throw new Error('PGlite gave no dump of its data directory');
+    const file = path.join(dir, 'template.tar');
+    await fs.writeFile(file, Buffer.from(await dump.arrayBuffer()));
+    // Forks started after this inherit the variable.
+    process.env[PGLITE_TEMPLATE_ENV] = file;
+  } finally {
+    await database.close();
+  }
+  return async () => {
+    delete process.env[PGLITE_TEMPLATE_ENV];
+    await fs.rm(dir, { recursive: true, force: true });
+  };
+}
