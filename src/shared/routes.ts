@@ -1,6 +1,6 @@
 /**
  * The addresses of the web app's screens (docs/product-rules.md, Screens), by route id: the one
- * list both the web app (its routes, screens, guards and link helpers, src/web/app/routes.tsx)
+ * list both the web app (its routes, screens, guards and link helpers, src/web/app/screens.ts and router.tsx)
  * and the server (which names a screen's code in the page's head, src/server/plugins/web.ts)
  * are built from. No React here, so the server can import it.
  *
