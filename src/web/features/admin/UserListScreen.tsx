@@ -58,6 +58,10 @@ export default function UserListScreen() {
   const [userToDelete, setUserToDelete] = useState<PublicUser | null>(null);
   const [searchText, setSearchText] = useState(keyword);
   useEffect(() => setSearchText(keyword), [keyword]);
+  // The switch follows the tap at once: the address changes in a router transition, and a switch
+  // bound to the address alone would spring back until that transition commits.
+  const [adminsOnlyShown, setAdminsOnlyShown] = useState(adminsOnly);
+  useEffect(() => setAdminsOnlyShown(adminsOnly), [adminsOnly]);
 
   const linkWith = (changes: Record<string, string | null>) => listAddress(paths.admin.users, searchParams, changes);
 
@@ -104,8 +108,11 @@ export default function UserListScreen() {
               id="admin-user-admins-only"
               type="switch"
               label="Admins only"
-              checked={adminsOnly}
-              onChange={(e) => update({ isAdmin: e.target.checked ? 'true' : null })}
+              checked={adminsOnlyShown}
+              onChange={(e) => {
+                setAdminsOnlyShown(e.target.checked);
+                update({ isAdmin: e.target.checked ? 'true' : null });
+              }}
             />
           </Col>
         </Row>
