@@ -198,7 +198,9 @@ describe('the payment banner after Pay with M-Pesa', () => {
     await screenshotBoth(page, 'payment-banner-failed');
     await banner.getByRole('link', { name: `Back to order ${order.orderNumber}` }).click();
     await page.waitForURL(`**/order/${order._id}`);
-    await expect.poll(() => page.getByText('You cancelled the M-Pesa prompt.').isVisible()).toBe(true);
+    // The order page's own words (in main: the banner says them too, and stays until the
+    // navigation commits), and with them the banner gone.
+    await expect.poll(() => page.locator('main').getByText('You cancelled the M-Pesa prompt.').isVisible()).toBe(true);
     expect(await banner.count()).toBe(0);
     expect(problems).toEqual([]);
     await context.close();
