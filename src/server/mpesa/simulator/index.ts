@@ -331,9 +331,9 @@ function outcomeFor(msisdn: string): {
   return { resultCode: row?.resultCode ?? 0, callback: row?.callback ?? 'once', fault: row?.fault };
 }
 
-function describeFetchError(err: unknown): string {
+function describeFetchError(err: unknown, timeoutMs = CALLBACK_TIMEOUT_MS): string {
   if (!(err instanceof Error)) return String(err);
-  if (err.name === 'TimeoutError') return `timeout after ${CALLBACK_TIMEOUT_MS} ms`;
+  if (err.name === 'TimeoutError') return `timeout after ${timeoutMs} ms`;
   if (err.name === 'AbortError') return 'aborted: simulator closed';
   const cause = (err as Error & { cause?: unknown }).cause;
   if (cause && typeof cause === 'object') {
@@ -795,7 +795,7 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
         delivery.answer = undefined; // not JSON: the same as no answer
       }
     } catch (err) {
-      delivery.error = describeFetchError(err);
+      delivery.error = describeFetchError(err, timeoutMs);
     }
     c2bDeliveries.push(delivery);
     log(delivery.error === undefined ? `c2b: ${kind} sent` : `c2b: ${kind} failed`, {
