@@ -33,7 +33,7 @@ export interface RunningShop {
   catalogVersion: CatalogVersion;
   /** Where catalogue writes made outside a request (a job, a script) report what they changed. */
   catalogChanges: CatalogChanges;
-  /** The address it listens on, e.g. http://127.0.0.1:3000. */
+  /** The address it listens on, e.g. http://127.0.0.1:3000; empty when started without a socket. */
   url: string;
   /**
    * Answers 503 on readiness for SHUTDOWN_DRAIN_MS while still serving, then stops taking
@@ -163,11 +163,23 @@ export function createLogger(config: AppConfig, destination?: DestinationStream)
   return pino(options, stdoutLog);
 }
 
+export interface StartOptions {
+  database?: Database;
+  logger?: Logger;
+  /**
+   * false: everything but the socket. Requests reach the app only through `app.inject`, and the
+   * M-Pesa runtime has no address to give for callbacks, so it registers no C2B URLs. For tests of
+   * routes that need no network.
+   */
+  listen?: boolean;
+}
+
 /**
  * Opens the database (PGlite under DATA_DIR, or PostgreSQL at DATABASE_URL), applies the
  * migrations, seeds a new shop, and starts serving. main.ts and the tests both start the shop here.
  */
-export async function startShop(config: AppConfig, options: { database?: Database; logger?: Logger } = {}): Promise<RunningShop> {
+export async function startShop(config: AppConfig, options: StartOptions = {}): Promise<RunningShop> {
+  const listen = options.listen ?? true;
   const log = options.logger ?? createLogger(config);
   const database =
     options.database ??
@@ -213,9 +225,14 @@ export async function startShop(config: AppConfig, options: { database?: Databas
     app = await buildApp({ config, database, notify, logger: log, payments: mpesa, cache, redis });
     // A deep accept queue: at a promotion's peak a thousand phones may connect at once, and
     // Node's default of 511 resets the rest (seen in test/reliability/concurrency.test.ts).
-    const address = await app.listen({ port: config.port, host: config.host, backlog: 4096 });
-    const url = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
-    await mpesa.listening(url);
+    let url = '';
+    if (listen) {
+      const address = await app.listen({ port: config.port, host: config.host, backlog: 4096 });
+      url = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
+      await mpesa.listening(url);
+    } else {
+      await app.ready();
+    }
     mpesa.startReconciler();
     worker.start();
     const running = app;
@@ -224,7 +241,7 @@ export async function startShop(config: AppConfig, options: { database?: Databas
     let closed: Promise<void> | undefined;
     const close = async () => {
       running.beginShutdown();
-      if (config.shutdownDrainMs > 0) {
+      if (config.shutdownDrainMs > 0 && listen) {
         await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
         // Behind nginx: refuse new connections (nginx sends those to the other instance) and let
         // the ones just opened bring their request, before anything is closed under them.

@@ -8,6 +8,7 @@ import { type AppConfig, loadConfig } from '../../src/server/config.js';
 import { openDatabase } from '../../src/server/db/client.js';
 import { createLogger, type RunningShop, startShop } from '../../src/server/shop.js';
 import { ApiClient } from './client.js';
+import { injectFetch } from './inject-fetch.js';
 
 export const ADMIN_EMAIL = 'admin@example.com';
 export const ADMIN_PASSWORD = 'admin-secret-123';
@@ -87,7 +88,21 @@ async function pgliteTemplate(env: Record<string, string>): Promise<Blob | undef
   return new Blob([await fs.readFile(file)]);
 }
 
+/** A whole shop on a socket: for tests that need real HTTP (callbacks from the simulator, browsers, raw sockets, nginx). */
 export async function startTestShop(env: Record<string, string> = {}, options: TestShopOptions = {}): Promise<TestShop> {
+  return testShop(env, options, true);
+}
+
+/**
+ * The same shop without a socket: its clients reach the routes through `app.inject`, which spares
+ * each request the TCP round trip and HTTP parsing. For route-level tests that need no network:
+ * the M-Pesa runtime gets no address, so no payment callback can reach it.
+ */
+export async function buildTestApp(env: Record<string, string> = {}, options: TestShopOptions = {}): Promise<TestShop> {
+  return testShop(env, options, false);
+}
+
+async function testShop(env: Record<string, string>, options: TestShopOptions, listen: boolean): Promise<TestShop> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'duka-test-'));
   const postgres = process.env.TEST_DATABASE_URL ? await freshPostgresUrl(process.env.TEST_DATABASE_URL) : undefined;
   const config = loadConfig({
@@ -98,9 +113,9 @@ export async function startTestShop(env: Record<string, string> = {}, options: T
   // Every file has its own database: its own PGlite, loaded from a copy of the template.
   const template = config.databaseUrl ? undefined : await pgliteTemplate(env);
   const database = await openDatabase({ url: config.databaseUrl, poolSize: 5, pgliteTemplate: template });
-  const shop = await startShop(config, { database, logger: createLogger(config, options.logStream) });
+  const shop = await startShop(config, { database, logger: createLogger(config, options.logStream), listen });
 
-  const client = () => new ApiClient(shop.url);
+  const client = listen ? () => new ApiClient(shop.url) : () => new ApiClient('http://shop.test', injectFetch(shop.app));
   return {
     ...shop,
     config,
