@@ -8,7 +8,7 @@ import type { Dashboard } from '../../src/shared/schemas/dashboard.js';
 import type { Order, OrderPage } from '../../src/shared/schemas/orders.js';
 import type { ApiClient } from '../support/client.js';
 import { createProduct, expectClientError, placeOrder } from '../support/fixtures.js';
-import { startTestShop, type TestShop } from '../support/shop.js';
+import { buildTestApp, type TestShop } from '../support/shop.js';
 
 /**
  * The admin dashboard against orders whose times are set relative to now: paid today, earlier this
@@ -69,7 +69,7 @@ async function insertOrders(planned: Planned[], now: number): Promise<void> {
 
 beforeAll(async () => {
   // The reconciler stays asleep, so the statements counted below are the dashboard's own.
-  shop = await startTestShop({ MPESA_RECONCILE_INTERVAL_MS: String(HOUR) });
+  shop = await buildTestApp({ MPESA_RECONCILE_INTERVAL_MS: String(HOUR) });
   await shop.mail.stop();
   admin = await shop.admin();
   const shopper = await shop.shopper('Dashboard Shopper');

@@ -8,7 +8,7 @@ import type { PublicUser, UserPage } from '../../src/shared/schemas/users.js';
 import { explainStatement, recordingDb } from '../../tools/bench/explain.js';
 import type { ApiClient } from '../support/client.js';
 import { expectClientError } from '../support/fixtures.js';
-import { startTestShop, type TestShop } from '../support/shop.js';
+import { buildTestApp, type TestShop } from '../support/shop.js';
 
 /**
  * The admin order and user lists at a realistic size: 10,000 orders of 100 shoppers, written in
@@ -35,7 +35,7 @@ const idOf = new Map<number, string>();
 const gOf = new Map<string, number>();
 
 beforeAll(async () => {
-  shop = await startTestShop();
+  shop = await buildTestApp();
   admin = await shop.admin();
   const db = shop.database.db;
   const before = await queryRows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM orders`);

@@ -5,7 +5,7 @@ import type { ProductDetail } from '../../src/shared/schemas/products.js';
 import type { ApiClient } from '../support/client.js';
 import { createProduct, NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
 import { listApiRoutes, routeKey } from '../support/routes.js';
-import { startTestShop, type TestShop } from '../support/shop.js';
+import { buildTestApp, type TestShop } from '../support/shop.js';
 
 /**
  * The authorisation matrix: every documented route, called by a guest, the owner of the
@@ -286,7 +286,7 @@ let ownerEmail: string;
 let otherEmail: string;
 
 beforeAll(async () => {
-  shop = await startTestShop();
+  shop = await buildTestApp();
   ownerEmail = freshEmail();
   otherEmail = freshEmail();
   await shop.client().signUp('Owner Shopper', ownerEmail, 'owner-pass-1');

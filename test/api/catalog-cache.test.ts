@@ -16,7 +16,7 @@ import type { Product, ProductDetail, ProductPage } from '../../src/shared/schem
 import { startChildShop } from '../security/web-helpers.js';
 import type { ApiClient } from '../support/client.js';
 import { createProduct, placeOrder } from '../support/fixtures.js';
-import { ADMIN_PASSWORD, startTestShop, type TestShop } from '../support/shop.js';
+import { ADMIN_PASSWORD, buildTestApp, type TestShop } from '../support/shop.js';
 
 const run = promisify(execFile);
 const DATABASE = process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite';
@@ -42,7 +42,7 @@ describe(`catalogue answers are cached but never stale (${DATABASE})`, () => {
   let admin: ApiClient;
 
   beforeAll(async () => {
-    shop = await startTestShop();
+    shop = await buildTestApp();
     admin = await shop.admin();
   });
   afterAll(() => shop?.stop());
@@ -286,8 +286,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('on PostgreSQL', () => {
 
     beforeAll(async () => {
       const redisEnv: Record<string, string> = withRedis ? { REDIS_URL, REDIS_KEY_PREFIX: prefix } : {};
-      first = await startTestShop({ ...redisEnv, RATE_LIMIT_LOGIN_MAX: '4' });
-      second = await startTestShop({ ...redisEnv, RATE_LIMIT_LOGIN_MAX: '4', DATABASE_URL: first.config.databaseUrl ?? '' });
+      first = await buildTestApp({ ...redisEnv, RATE_LIMIT_LOGIN_MAX: '4' });
+      second = await buildTestApp({ ...redisEnv, RATE_LIMIT_LOGIN_MAX: '4', DATABASE_URL: first.config.databaseUrl ?? '' });
       // A successful sign-in, which the limit does not count.
       admin = await first.admin();
     });

@@ -4,13 +4,13 @@ import { DEFAULT_PRICING, orderTotals } from '../../src/shared/pricing.js';
 import type { Order, OrderPage } from '../../src/shared/schemas/orders.js';
 import type { ApiClient } from '../support/client.js';
 import { createProduct, expectClientError, getProduct, NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
-import { startTestShop, type TestShop } from '../support/shop.js';
+import { buildTestApp, type TestShop } from '../support/shop.js';
 
 let shop: TestShop;
 let admin: ApiClient;
 
 beforeAll(async () => {
-  shop = await startTestShop();
+  shop = await buildTestApp();
   admin = await shop.admin();
 });
 afterAll(() => shop?.stop());

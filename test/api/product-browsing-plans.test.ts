@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ListQuery, listProducts } from '../../src/server/domain/catalog.js';
 import { PRODUCT_SORTS, PRODUCTS_PAGE_SIZE } from '../../src/shared/constants.js';
 import { explainStatement, recordingDb } from '../../tools/bench/explain.js';
-import { startTestShop, type TestShop } from '../support/shop.js';
+import { buildTestApp, type TestShop } from '../support/shop.js';
 
 /**
  * The storefront's sorts and category filter at 100,000 products: every page, near or far, is read
@@ -18,7 +18,7 @@ const CATEGORIES = 40;
 let shop: TestShop;
 
 beforeAll(async () => {
-  shop = await startTestShop();
+  shop = await buildTestApp();
   await shop.database.db.execute(sql`
     INSERT INTO products (name, image, category, description, price_cents, count_in_stock, rating, num_reviews, created_at, updated_at)
     SELECT 'Bulk item ' || g, '/images/hiking-backpack-40l.webp', 'Bulk ' || (g % ${CATEGORIES}), '',

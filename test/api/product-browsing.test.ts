@@ -4,7 +4,7 @@ import { PRODUCTS_PAGE_SIZE } from '../../src/shared/constants.js';
 import type { CategoryCount, Product, ProductPage } from '../../src/shared/schemas/products.js';
 import type { ApiClient } from '../support/client.js';
 import { createProduct, expectClientError } from '../support/fixtures.js';
-import { startTestShop, type TestShop } from '../support/shop.js';
+import { buildTestApp, type TestShop } from '../support/shop.js';
 
 /**
  * Browsing the storefront by category, sort and price range (GET /api/products with category,
@@ -47,7 +47,7 @@ const q = (params: Record<string, string | number>) =>
   new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString();
 
 beforeAll(async () => {
-  shop = await startTestShop();
+  shop = await buildTestApp();
   admin = await shop.admin();
   guest = shop.client();
   kettles = [];
@@ -232,7 +232,7 @@ if (process.env.TEST_DATABASE_URL) {
   describe('two instances sharing PostgreSQL', () => {
     let second: TestShop;
     beforeAll(async () => {
-      second = await startTestShop({ DATABASE_URL: shop.config.databaseUrl ?? '' });
+      second = await buildTestApp({ DATABASE_URL: shop.config.databaseUrl ?? '' });
     });
     afterAll(() => second?.stop());
 

@@ -4,7 +4,7 @@ import { queryRows } from '../../src/server/db/client.js';
 import type { AdminProduct, AdminProductPage, Product, ProductDetail, ProductPage } from '../../src/shared/schemas/products.js';
 import type { ApiClient } from '../support/client.js';
 import { createProduct, expectClientError, placeOrder, search } from '../support/fixtures.js';
-import { startTestShop, type TestShop } from '../support/shop.js';
+import { buildTestApp, type TestShop } from '../support/shop.js';
 
 /**
  * A created product is a draft until the admin gives it a real name, price and image: the
@@ -15,7 +15,7 @@ let admin: ApiClient;
 let shopper: ApiClient;
 
 beforeAll(async () => {
-  shop = await startTestShop();
+  shop = await buildTestApp();
   admin = await shop.admin();
   shopper = await shop.shopper();
 });

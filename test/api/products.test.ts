@@ -5,14 +5,14 @@ import { PRODUCTS_PAGE_SIZE, SEARCH_RESULTS_CAP } from '../../src/shared/constan
 import type { Product, ProductDetail, ProductPage } from '../../src/shared/schemas/products.js';
 import type { ApiClient } from '../support/client.js';
 import { createProduct, expectClientError, search } from '../support/fixtures.js';
-import { startTestShop, type TestShop } from '../support/shop.js';
+import { buildTestApp, type TestShop } from '../support/shop.js';
 
 let shop: TestShop;
 let admin: ApiClient;
 let guest: ApiClient;
 
 beforeAll(async () => {
-  shop = await startTestShop();
+  shop = await buildTestApp();
   admin = await shop.admin();
   guest = shop.client();
 });

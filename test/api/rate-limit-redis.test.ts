@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectClientError } from '../support/fixtures.js';
 import { freePort } from '../support/ports.js';
-import { startTestShop, type TestShop } from '../support/shop.js';
+import { buildTestApp, type TestShop } from '../support/shop.js';
 
 /**
  * The sign-in limit with Redis gone: a Redis of this test's own, stopped halfway. The limit must
@@ -34,7 +34,7 @@ async function startRedis(port: number): Promise<void> {
 beforeAll(async () => {
   const port = await freePort();
   await startRedis(port);
-  shop = await startTestShop(
+  shop = await buildTestApp(
     {
       REDIS_URL: `redis://127.0.0.1:${port}`,
       REDIS_KEY_PREFIX: `duka-rl-test-${randomBytes(4).toString('hex')}:`,

@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProductDetail } from '../../src/shared/schemas/products.js';
 import type { ApiClient } from '../support/client.js';
 import { createProduct, expectClientError } from '../support/fixtures.js';
-import { startTestShop, type TestShop } from '../support/shop.js';
+import { buildTestApp, type TestShop } from '../support/shop.js';
 
 let shop: TestShop;
 let admin: ApiClient;
 
 beforeAll(async () => {
-  shop = await startTestShop();
+  shop = await buildTestApp();
   admin = await shop.admin();
 });
 afterAll(() => shop?.stop());

@@ -7,7 +7,7 @@ import type { PublicSettings, ShopSettings } from '../../src/shared/schemas/sett
 import type { ApiClient } from '../support/client.js';
 import { createProduct, expectClientError, getProduct, placeOrder } from '../support/fixtures.js';
 import { waitForMailAbout } from '../support/outbox.js';
-import { startTestShop, type TestShop } from '../support/shop.js';
+import { buildTestApp, type TestShop } from '../support/shop.js';
 
 const DATABASE = process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -44,7 +44,7 @@ describe(`shop settings (${DATABASE})`, () => {
   let admin: ApiClient;
 
   beforeAll(async () => {
-    shop = await startTestShop();
+    shop = await buildTestApp();
     admin = await shop.admin();
   });
   afterEach(async () => {
@@ -166,7 +166,7 @@ describe(`merchant alerts (${DATABASE})`, () => {
   const alerts = `alerts-${randomBytes(3).toString('hex')}@example.com`;
 
   beforeAll(async () => {
-    shop = await startTestShop();
+    shop = await buildTestApp();
     admin = await shop.admin();
   });
   afterAll(() => shop?.stop());
@@ -282,8 +282,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('on PostgreSQL', () => {
 
     beforeAll(async () => {
       const redisEnv: Record<string, string> = withRedis ? { REDIS_URL, REDIS_KEY_PREFIX: prefix } : {};
-      first = await startTestShop(redisEnv);
-      second = await startTestShop({ ...redisEnv, DATABASE_URL: first.config.databaseUrl ?? '' });
+      first = await buildTestApp(redisEnv);
+      second = await buildTestApp({ ...redisEnv, DATABASE_URL: first.config.databaseUrl ?? '' });
       admin = await first.admin();
     }, 120_000);
     afterAll(async () => {
