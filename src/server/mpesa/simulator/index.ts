@@ -331,6 +331,26 @@ function outcomeFor(msisdn: string): {
   return { resultCode: row?.resultCode ?? 0, callback: row?.callback ?? 'once', fault: row?.fault };
 }
 
+/**
+ * Runs `request` with a signal that aborts after `ms` (a TimeoutError) or when `also` aborts.
+ * Not AbortSignal.any([AbortSignal.timeout(ms), also]): on Node 20 the timeout signal inside such
+ * a composite can be garbage-collected before it fires (nodejs/node#57736), and the request then
+ * waits for ever. Here the timer holds the controller until it fires or the request ends.
+ */
+async function withDeadline<T>(ms: number, also: AbortSignal, request: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException('The operation timed out', 'TimeoutError')), ms);
+  const forward = () => controller.abort(also.reason);
+  if (also.aborted) forward();
+  else also.addEventListener('abort', forward, { once: true });
+  try {
+    return await request(controller.signal);
+  } finally {
+    clearTimeout(timer);
+    also.removeEventListener('abort', forward);
+  }
+}
+
 function describeFetchError(err: unknown, timeoutMs = CALLBACK_TIMEOUT_MS): string {
   if (!(err instanceof Error)) return String(err);
   if (err.name === 'TimeoutError') return `timeout after ${timeoutMs} ms`;
@@ -626,15 +646,17 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
       at: new Date(),
     };
     try {
-      const response = await fetch(checkout.callbackUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        redirect: 'manual',
-        signal: AbortSignal.any([AbortSignal.timeout(CALLBACK_TIMEOUT_MS), shutdown.signal]),
+      await withDeadline(CALLBACK_TIMEOUT_MS, shutdown.signal, async (signal) => {
+        const response = await fetch(checkout.callbackUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+          redirect: 'manual',
+          signal,
+        });
+        delivery.status = response.status;
+        await response.arrayBuffer().catch(() => undefined); // drain, so the connection can be reused
       });
-      delivery.status = response.status;
-      await response.arrayBuffer().catch(() => undefined); // drain, so the connection can be reused
     } catch (err) {
       delivery.error = describeFetchError(err);
     }
@@ -780,20 +802,22 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
   async function post(kind: C2bDelivery['kind'], url: string, transId: string, body: Record<string, string>, timeoutMs: number) {
     const delivery: C2bDelivery = { kind, transId, url, status: null, answer: undefined, body, at: new Date() };
     try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        redirect: 'manual',
-        signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), shutdown.signal]),
+      await withDeadline(timeoutMs, shutdown.signal, async (signal) => {
+        const response = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+          redirect: 'manual',
+          signal,
+        });
+        delivery.status = response.status;
+        const text = await response.text().catch(() => '');
+        try {
+          delivery.answer = response.ok ? JSON.parse(text) : undefined;
+        } catch {
+          delivery.answer = undefined; // not JSON: the same as no answer
+        }
       });
-      delivery.status = response.status;
-      const text = await response.text().catch(() => '');
-      try {
-        delivery.answer = response.ok ? JSON.parse(text) : undefined;
-      } catch {
-        delivery.answer = undefined; // not JSON: the same as no answer
-      }
     } catch (err) {
       delivery.error = describeFetchError(err, timeoutMs);
     }
@@ -862,15 +886,17 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
     schedule,
     post: async (target, body) => {
       try {
-        const response = await fetch(target, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-          redirect: 'manual',
-          signal: AbortSignal.any([AbortSignal.timeout(CALLBACK_TIMEOUT_MS), shutdown.signal]),
+        return await withDeadline(CALLBACK_TIMEOUT_MS, shutdown.signal, async (signal) => {
+          const response = await fetch(target, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+            redirect: 'manual',
+            signal,
+          });
+          await response.arrayBuffer().catch(() => undefined);
+          return { status: response.status };
         });
-        await response.arrayBuffer().catch(() => undefined);
-        return { status: response.status };
       } catch (err) {
         return { status: null, error: describeFetchError(err) };
       }
