@@ -332,22 +332,36 @@ function outcomeFor(msisdn: string): {
 }
 
 /**
- * Runs `request` with a signal that aborts after `ms` (a TimeoutError) or when `also` aborts.
- * Not AbortSignal.any([AbortSignal.timeout(ms), also]): on Node 20 the timeout signal inside such
- * a composite can be garbage-collected before it fires (nodejs/node#57736), and the request then
- * waits for ever. Here the timer holds the controller until it fires or the request ends.
+ * POSTs `body` as JSON and reads the answer to its end (so the connection can be reused), all
+ * within `ms` (a TimeoutError) unless `stop` aborts first. The deadline is a timer holding its
+ * own controller, not AbortSignal.any([AbortSignal.timeout(ms), stop]): on Node 20 the timeout
+ * signal inside such a composite can be garbage-collected before it fires (nodejs/node#57736),
+ * and the request then waits for ever.
  */
-async function withDeadline<T>(ms: number, also: AbortSignal, request: (signal: AbortSignal) => Promise<T>): Promise<T> {
+async function postJson(
+  url: string,
+  body: unknown,
+  ms: number,
+  stop: AbortSignal,
+): Promise<{ status: number; ok: boolean; text: string }> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new DOMException('The operation timed out', 'TimeoutError')), ms);
-  const forward = () => controller.abort(also.reason);
-  if (also.aborted) forward();
-  else also.addEventListener('abort', forward, { once: true });
+  const forward = () => controller.abort(stop.reason);
+  if (stop.aborted) forward();
+  else stop.addEventListener('abort', forward, { once: true });
   try {
-    return await request(controller.signal);
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      redirect: 'manual',
+      signal: controller.signal,
+    });
+    const text = await response.text().catch(() => '');
+    return { status: response.status, ok: response.ok, text };
   } finally {
     clearTimeout(timer);
-    also.removeEventListener('abort', forward);
+    stop.removeEventListener('abort', forward);
   }
 }
 
@@ -646,17 +660,7 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
       at: new Date(),
     };
     try {
-      await withDeadline(CALLBACK_TIMEOUT_MS, shutdown.signal, async (signal) => {
-        const response = await fetch(checkout.callbackUrl, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-          redirect: 'manual',
-          signal,
-        });
-        delivery.status = response.status;
-        await response.arrayBuffer().catch(() => undefined); // drain, so the connection can be reused
-      });
+      delivery.status = (await postJson(checkout.callbackUrl, body, CALLBACK_TIMEOUT_MS, shutdown.signal)).status;
     } catch (err) {
       delivery.error = describeFetchError(err);
     }
@@ -802,22 +806,13 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
   async function post(kind: C2bDelivery['kind'], url: string, transId: string, body: Record<string, string>, timeoutMs: number) {
     const delivery: C2bDelivery = { kind, transId, url, status: null, answer: undefined, body, at: new Date() };
     try {
-      await withDeadline(timeoutMs, shutdown.signal, async (signal) => {
-        const response = await fetch(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-          redirect: 'manual',
-          signal,
-        });
-        delivery.status = response.status;
-        const text = await response.text().catch(() => '');
-        try {
-          delivery.answer = response.ok ? JSON.parse(text) : undefined;
-        } catch {
-          delivery.answer = undefined; // not JSON: the same as no answer
-        }
-      });
+      const answer = await postJson(url, body, timeoutMs, shutdown.signal);
+      delivery.status = answer.status;
+      try {
+        delivery.answer = answer.ok ? JSON.parse(answer.text) : undefined;
+      } catch {
+        delivery.answer = undefined; // not JSON: the same as no answer
+      }
     } catch (err) {
       delivery.error = describeFetchError(err, timeoutMs);
     }
@@ -886,17 +881,7 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
     schedule,
     post: async (target, body) => {
       try {
-        return await withDeadline(CALLBACK_TIMEOUT_MS, shutdown.signal, async (signal) => {
-          const response = await fetch(target, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify(body),
-            redirect: 'manual',
-            signal,
-          });
-          await response.arrayBuffer().catch(() => undefined);
-          return { status: response.status };
-        });
+        return { status: (await postJson(target, body, CALLBACK_TIMEOUT_MS, shutdown.signal)).status };
       } catch (err) {
         return { status: null, error: describeFetchError(err) };
       }
