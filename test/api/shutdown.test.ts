@@ -1,14 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ProductPage } from '../../src/shared/schemas/products.js';
 import { ApiClient } from '../support/client.js';
 import { placeOrder } from '../support/fixtures.js';
 import { freePort } from '../support/ports.js';
-import { freshPostgresUrl } from '../support/shop.js';
+import { freshPostgresUrl, shopDataDir } from '../support/shop.js';
 
 /**
  * Shutdown always finishes: the real entry point, with its standard output and error piped and
@@ -27,7 +25,7 @@ afterAll(async () => {
 });
 
 async function startUnread(env: Record<string, string>): Promise<Unread> {
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'duka-shutdown-'));
+  const dataDir = await shopDataDir('duka-shutdown-');
   cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }));
   const port = await freePort();
   const full: Record<string, string> = {

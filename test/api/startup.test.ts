@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ProductPage } from '../../src/shared/schemas/products.js';
 import { ApiClient } from '../support/client.js';
 import { freePort } from '../support/ports.js';
-import { freshPostgresUrl, startTestShop } from '../support/shop.js';
+import { freshPostgresUrl, shopDataDir, startTestShop } from '../support/shop.js';
 
 /** The real entry point, started as `npm start` would, with no configuration but a port and a folder. */
 
@@ -42,6 +42,7 @@ afterAll(async () => {
 describe('starting the shop with no configuration', () => {
   // Two starts of the real process, each waited for up to 45 s: more than the default 30 s on a loaded machine.
   it('seeds once, prints the admin password once, reuses its data and shuts down cleanly', { timeout: 120_000 }, async () => {
+    // A truly empty folder, as a new shop owner has: this start runs PGlite's initdb too.
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'duka-main-'));
     cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }));
     const env: Record<string, string> = { DATA_DIR: dataDir, PORT: String(await freePort()), HOST: '127.0.0.1' };
@@ -159,7 +160,7 @@ describe('a production start never takes a demo default', () => {
   }
 
   it('starts for staging with the simulator allowed explicitly and metrics public by choice', async () => {
-    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'duka-staging-'));
+    const dataDir = await shopDataDir('duka-staging-');
     cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }));
     const env: Record<string, string> = {
       ...PRODUCTION,

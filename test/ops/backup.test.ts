@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Target } from '../../src/server/ops/connection.js';
-import { freshPostgresUrl } from '../support/shop.js';
+import { freshPostgresUrl, shopDataDir } from '../support/shop.js';
 import { buildShop, counts, type OpsShop, snapshot, startShopOn, tempDir, verifyThroughApi } from './support.js';
 
 /**
@@ -42,7 +42,8 @@ async function checkRestore(target: Target, built: Awaited<ReturnType<typeof bui
 
 describe('backups', () => {
   it('PGlite: a copy of the stopped shop’s DATA_DIR restores the whole shop', async () => {
-    const source: Target = { databaseUrl: undefined, dataDir: await dir() };
+    const source: Target = { databaseUrl: undefined, dataDir: await shopDataDir('duka-ops-') };
+    cleanups.push(() => fs.rm(source.dataDir, { recursive: true, force: true }));
     let shop: OpsShop | undefined = await startShopOn(source);
     try {
       const built = await buildShop(shop, SIZE);

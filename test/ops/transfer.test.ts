@@ -8,8 +8,8 @@ import { OpsError } from '../../src/server/ops/errors.js';
 import { exportShop, importShop } from '../../src/server/ops/transfer.js';
 import { projectRoot } from '../../src/server/paths.js';
 import { ApiClient } from '../support/client.js';
-import { freshPostgresUrl } from '../support/shop.js';
-import { type BuiltShop, buildShop, counts, type OpsShop, snapshot, startShopOn, tempDir, verifyThroughApi } from './support.js';
+import { freshPostgresUrl, shopDataDir } from '../support/shop.js';
+import { type BuiltShop, buildShop, counts, type OpsShop, snapshot, startShopOn, verifyThroughApi } from './support.js';
 
 /**
  * Moving a shop off the embedded PGlite: db:export of a shop with hundreds of orders, M-Pesa
@@ -32,7 +32,7 @@ const LEGACY_FILE = '0123456789abcdef01234567.jpg';
 const LEGACY_CONTENT = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 1, 2, 3, 0xff, 0xd9]);
 
 beforeAll(async () => {
-  const dataDir = await tempDir();
+  const dataDir = await shopDataDir('duka-ops-');
   cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }));
   source = { databaseUrl: undefined, dataDir };
   shop = await startShopOn(source);
@@ -48,7 +48,7 @@ afterAll(async () => {
 });
 
 async function emptyTarget(kind: 'pglite' | 'postgres'): Promise<Target> {
-  const dataDir = await tempDir();
+  const dataDir = await shopDataDir('duka-ops-');
   cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }));
   if (kind === 'pglite') return { databaseUrl: undefined, dataDir };
   const base = process.env.TEST_DATABASE_URL;

@@ -1,6 +1,4 @@
 import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PRICING, orderTotals } from '../../src/shared/pricing.js';
@@ -10,7 +8,7 @@ import type { Product } from '../../src/shared/schemas/products.js';
 import { ApiClient, type ApiResponse, type ErrorResponse } from '../support/client.js';
 import { createProduct, NAIROBI_ADDRESS } from '../support/fixtures.js';
 import { freePort } from '../support/ports.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, freshPostgresUrl, startTestShop } from '../support/shop.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, freshPostgresUrl, shopDataDir, startTestShop } from '../support/shop.js';
 import { type AttemptRow, readSnapshot } from './fault-inspect.js';
 import { ShopProcess, sleep, within } from './fault-process.js';
 
@@ -76,7 +74,7 @@ describe(`killing the shop with SIGKILL mid-burst (${DATABASE})`, () => {
   it(`loses no acknowledged order and leaves nothing half-written over ${ROUNDS} kills`, {
     timeout: 60_000 + ROUNDS * 60_000,
   }, async () => {
-    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'duka-faults-'));
+    const dataDir = await shopDataDir('duka-faults-');
     cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }));
     const env: Record<string, string> = {
       NODE_ENV: 'test',

@@ -2,7 +2,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import type net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { openDatabase } from '../../src/server/db/client.js';
@@ -10,7 +9,7 @@ import { sharedSecret } from '../../src/server/db/meta.js';
 import { webDistDir } from '../../src/server/paths.js';
 import { ApiClient, type ApiResponse } from '../support/client.js';
 import { freePort } from '../support/ports.js';
-import { freshPostgresUrl } from '../support/shop.js';
+import { freshPostgresUrl, shopDataDir } from '../support/shop.js';
 
 /** The built web app the browser tests load: WEB_DIR when set (a private build), else dist/web. */
 export const WEB_DIR = process.env.WEB_DIR ?? webDistDir;
@@ -145,7 +144,7 @@ export interface ChildShop {
 }
 
 export async function startChildShop(env: Record<string, string>): Promise<ChildShop> {
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'duka-web-sec-'));
+  const dataDir = await shopDataDir('duka-web-sec-');
   const port = await freePort();
   const postgres = process.env.TEST_DATABASE_URL ? await freshPostgresUrl(process.env.TEST_DATABASE_URL) : undefined;
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {

@@ -1,7 +1,9 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import type { DestinationStream } from 'pino';
 import { type AppConfig, loadConfig } from '../../src/server/config.js';
@@ -57,6 +59,27 @@ export interface TestShopOptions {
 /** Where the global setup left the seeded PGlite template (pglite-template.ts). */
 export const PGLITE_TEMPLATE_ENV = 'DUKA_TEST_PGLITE_TEMPLATE';
 
+/** Where the global setup left the same cluster as initdb made it, with no table yet. */
+export const PGLITE_EMPTY_ENV = 'DUKA_TEST_PGLITE_EMPTY';
+
+/**
+ * A new DATA_DIR for a shop the test starts itself (a process, the ops CLI, a shop on disk). On
+ * PGlite its database folder is a copy of the initialised, empty cluster: the shop still runs
+ * every migration and its seed, and is spared only initdb. On PostgreSQL it is an empty folder.
+ */
+export async function shopDataDir(prefix: string): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+  const empty = process.env[PGLITE_EMPTY_ENV];
+  if (empty && !process.env.TEST_DATABASE_URL) {
+    // PGlite keeps its cluster in DATA_DIR/pglite (startShop, the ops CLI); the dump is a tar of
+    // that folder, taken while it was open: without its lock file, which would read as "in use".
+    const pgdata = path.join(dir, 'pglite');
+    await fs.mkdir(pgdata);
+    await promisify(execFile)('tar', ['-xf', empty, '--exclude=postmaster.pid', '-C', pgdata]);
+  }
+  return dir;
+}
+
 /** The environment every test shop starts with, before a test's own variables. */
 export function testShopEnv(dataDir: string): Record<string, string> {
   return {
@@ -81,11 +104,14 @@ export function testShopEnv(dataDir: string): Record<string, string> {
 /** Variables that change what the seed writes: a shop given one starts from an empty database. */
 const SEED_VARIABLES = ['SEED_DEMO', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'ARGON2_MEMORY_KIB', 'ARGON2_TIME_COST'];
 
-/** The seeded template's dump when there is one and the test's variables leave the seed as it was. */
+/**
+ * The seeded template's dump when the test's variables leave the seed as it was; otherwise the
+ * empty cluster's, which the shop migrates and seeds itself.
+ */
 async function pgliteTemplate(env: Record<string, string>): Promise<Blob | undefined> {
-  const file = process.env[PGLITE_TEMPLATE_ENV];
-  if (!file || SEED_VARIABLES.some((name) => name in env)) return undefined;
-  return new Blob([await fs.readFile(file)]);
+  const seedChanged = SEED_VARIABLES.some((name) => name in env);
+  const file = process.env[seedChanged ? PGLITE_EMPTY_ENV : PGLITE_TEMPLATE_ENV];
+  return file ? new Blob([await fs.readFile(file)]) : undefined;
 }
 
 /** A whole shop on a socket: for tests that need real HTTP (callbacks from the simulator, browsers, raw sockets, nginx). */
