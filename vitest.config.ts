@@ -1,8 +1,22 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Files that start processes or browsers, or read process-wide state (metrics, signals), each get
+ * a fresh worker. The rest share one per worker, as a server does: they import the shop's modules
+ * once (Fastify, drizzle, PGlite's WebAssembly) instead of once per file, and start and stop
+ * their own shops, so nothing but those modules outlives a file.
+ */
+const ISOLATED = [
+  'test/e2e/**/*.test.ts',
+  'test/ops/**/*.test.ts',
+  'test/reliability/**/*.test.ts',
+  'test/security/web.test.ts',
+  'test/api/startup.test.ts',
+  'test/api/shutdown.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.{ts,tsx}', 'src/**/*.test.{ts,tsx}', 'tools/**/*.test.ts'],
     // Each API test file starts its own shop on its own database; a couple at a time suits 2 cores.
     pool: 'forks',
     maxWorkers: 2,
@@ -15,5 +29,23 @@ export default defineConfig({
       outputFile: { json: process.env.VITEST_JSON },
     }),
     hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'isolated',
+          include: ISOLATED,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'shared',
+          include: ['test/**/*.test.{ts,tsx}', 'src/**/*.test.{ts,tsx}', 'tools/**/*.test.ts'],
+          exclude: ISOLATED,
+          isolate: false,
+        },
+      },
+    ],
   },
 });

@@ -216,7 +216,7 @@ describe('uploaded images', () => {
   });
 
   // Two shops on one database are only possible on PostgreSQL (a PGlite database belongs to one process).
-  if (process.env.TEST_DATABASE_URL) {
+  describe.skipIf(!process.env.TEST_DATABASE_URL)('on PostgreSQL', () => {
     it('are visible from every instance: uploaded through one, served by another', async () => {
       const other = await startTestShop({ DATABASE_URL: shop.config.databaseUrl ?? '' });
       try {
@@ -238,7 +238,7 @@ describe('uploaded images', () => {
         await other.stop();
       }
     });
-  }
+  });
 });
 
 describe('uploads left in DATA_DIR/uploads by an earlier version', () => {

@@ -228,7 +228,7 @@ describe(`browsing by category, sort and price (${DATABASE})`, () => {
 });
 
 // Two instances need a database they can share: PostgreSQL.
-if (process.env.TEST_DATABASE_URL) {
+describe.skipIf(!process.env.TEST_DATABASE_URL)('on PostgreSQL', () => {
   describe('two instances sharing PostgreSQL', () => {
     let second: TestShop;
     beforeAll(async () => {
@@ -256,4 +256,4 @@ if (process.env.TEST_DATABASE_URL) {
       }
     });
   });
-}
+});

@@ -63,8 +63,8 @@ describe('backups', () => {
     }
   }, 480_000);
 
-  if (process.env.TEST_DATABASE_URL) {
-    const base = process.env.TEST_DATABASE_URL;
+  describe.skipIf(!process.env.TEST_DATABASE_URL)('on PostgreSQL', () => {
+    const base = process.env.TEST_DATABASE_URL ?? '';
     it('PostgreSQL: pg_dump -Fc restored with pg_restore into an empty database', async () => {
       const sourceDb = await freshPostgresUrl(base);
       cleanups.push(sourceDb.drop);
@@ -96,5 +96,5 @@ describe('backups', () => {
         await shop?.close();
       }
     }, 480_000);
-  }
+  });
 });

@@ -125,11 +125,11 @@ describe('db:export and db:import', () => {
     expect(summary.migration).toMatch(/^\d{4}_/);
   });
 
-  if (process.env.TEST_DATABASE_URL) {
+  describe.skipIf(!process.env.TEST_DATABASE_URL)('on PostgreSQL', () => {
     it('moves the shop from PGlite to PostgreSQL with nothing lost', async () => {
       await importAndCheck('postgres');
     }, 120_000);
-  }
+  });
 
   it('copies the shop into another PGlite with nothing lost, then refuses to load it twice', async () => {
     const target = await importAndCheck('pglite');

@@ -1,11 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../src/server/config.js';
-import { openDatabase } from '../../src/server/db/client.js';
-import { seedShop } from '../../src/server/db/seed.js';
-import { createLogger } from '../../src/server/shop.js';
-import { PGLITE_EMPTY_ENV, PGLITE_TEMPLATE_ENV, testShopEnv } from './shop.js';
+import { PGLITE_EMPTY_ENV, PGLITE_TEMPLATE_ENV } from './pglite-env.js';
 
 /**
  * Vitest global setup: one PGlite database migrated and seeded as startTestShop's shop would be,
@@ -18,6 +14,17 @@ import { PGLITE_EMPTY_ENV, PGLITE_TEMPLATE_ENV, testShopEnv } from './shop.js';
  */
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
   if (process.env.TEST_DATABASE_URL) return undefined;
+  // Every project of vitest.config.ts names this setup, and all run in one process: the first
+  // makes the template for all. The shop's modules are imported only then, once: a second copy of
+  // them would register its metrics again in prom-client's one registry.
+  if (process.env[PGLITE_TEMPLATE_ENV]) return undefined;
+  const [{ loadConfig }, { openDatabase }, { seedShop }, { createLogger }, { testShopEnv }] = await Promise.all([
+    import('../../src/server/config.js'),
+    import('../../src/server/db/client.js'),
+    import('../../src/server/db/seed.js'),
+    import('../../src/server/shop.js'),
+    import('./shop.js'),
+  ]);
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'duka-pglite-template-'));
   const config = loadConfig(testShopEnv(dir));
   const database = await openDatabase({});

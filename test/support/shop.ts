@@ -11,6 +11,7 @@ import { openDatabase } from '../../src/server/db/client.js';
 import { createLogger, type RunningShop, startShop } from '../../src/server/shop.js';
 import { ApiClient } from './client.js';
 import { injectFetch } from './inject-fetch.js';
+import { PGLITE_EMPTY_ENV, PGLITE_TEMPLATE_ENV } from './pglite-env.js';
 
 export const ADMIN_EMAIL = 'admin@example.com';
 export const ADMIN_PASSWORD = 'admin-secret-123';
@@ -55,12 +56,6 @@ export interface TestShopOptions {
   /** Receives the shop's JSON log lines (set LOG_LEVEL in env, or nothing is written). */
   logStream?: DestinationStream;
 }
-
-/** Where the global setup left the seeded PGlite template (pglite-template.ts). */
-export const PGLITE_TEMPLATE_ENV = 'DUKA_TEST_PGLITE_TEMPLATE';
-
-/** Where the global setup left the same cluster as initdb made it, with no table yet. */
-export const PGLITE_EMPTY_ENV = 'DUKA_TEST_PGLITE_EMPTY';
 
 /**
  * A new DATA_DIR for a shop the test starts itself (a process, the ops CLI, a shop on disk). On
