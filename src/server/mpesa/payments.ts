@@ -120,7 +120,7 @@ function toAttemptJson(row: AttemptRow): PaymentAttempt {
   };
 }
 
-async function findOrderFor(db: Db, viewer: SessionUser, orderId: string) {
+async function findOrderFor(db: Queryable, viewer: SessionUser, orderId: string) {
   const [order] = await db.select().from(orders).where(eq(orders.id, orderId));
   if (!order || (!viewer.isAdmin && order.userId !== viewer.id)) throw notFound('Order not found');
   return order;
@@ -136,19 +136,27 @@ export async function paymentStatus(
   viewer: SessionUser,
   orderId: string,
 ): Promise<PaymentStatus> {
-  const order = await findOrderFor(db, viewer, orderId);
-  const [last] = await db
-    .select()
-    .from(paymentAttempts)
-    .where(eq(paymentAttempts.orderId, orderId))
-    .orderBy(desc(paymentAttempts.createdAt))
-    .limit(1);
-  const payments = await paymentsOfOrder(db, orderId);
-  const creditedCents = creditedCentsOf(payments);
-  const refunds = await latestRefunds(
-    db,
-    payments.map((p) => p.id),
+  // One snapshot for the order, its last prompt and its ledger: read one by one, a payment
+  // committing in between showed the prompt paid beside an order not yet paid.
+  const { order, last, payments, refunds } = await db.transaction(
+    async (tx) => {
+      const order = await findOrderFor(tx, viewer, orderId);
+      const [last] = await tx
+        .select()
+        .from(paymentAttempts)
+        .where(eq(paymentAttempts.orderId, orderId))
+        .orderBy(desc(paymentAttempts.createdAt))
+        .limit(1);
+      const payments = await paymentsOfOrder(tx, orderId);
+      const refunds = await latestRefunds(
+        tx,
+        payments.map((p) => p.id),
+      );
+      return { order, last, payments, refunds };
+    },
+    { isolationLevel: 'repeatable read', accessMode: 'read only' },
   );
+  const creditedCents = creditedCentsOf(payments);
   return {
     orderId,
     orderNumber: order.number,
