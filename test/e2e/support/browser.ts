@@ -21,6 +21,9 @@ export async function startWebShop(): Promise<TestShop> {
   return startTestShop({ WEB_DIR: webDistDir });
 }
 
+/** Far above any step's time on a busy machine, and half the test's own limit. */
+const STEP_TIMEOUT_MS = 15_000;
+
 export const PHONE = { width: 360, height: 800 };
 /** The admin's phone, as the admin journeys are specified: 360 × 740. */
 export const ADMIN_PHONE = { width: 360, height: 740 };
@@ -29,6 +32,9 @@ export const DESKTOP = { width: 1280, height: 800 };
 /** A new browser context, like a new visitor, with every page error and CSP violation recorded. */
 export async function newVisitor(browser: Browser, shop: TestShop, viewport = DESKTOP) {
   const context: BrowserContext = await browser.newContext({ baseURL: shop.url, viewport });
+  // A step that waits for something that never comes fails by name, well before the test's own
+  // time limit, instead of as an anonymous "test timed out".
+  context.setDefaultTimeout(STEP_TIMEOUT_MS);
   const page: Page = await context.newPage();
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
@@ -64,13 +70,17 @@ export async function screenshotBoth(page: Page, name: string): Promise<void> {
   await page.setViewportSize(original);
 }
 
-/** Signs in through the sign-in screen and waits for the home page. */
+/**
+ * Signs in through the sign-in screen and waits for the home page to be on screen: the address
+ * changes before the app has rendered the new page, and a tap in between lands on the old one.
+ */
 export async function signIn(page: Page, email: string, password: string): Promise<void> {
   await page.goto('/login');
   await page.getByLabel('Email Address').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign In' }).click();
   await page.waitForURL((url) => url.pathname === '/');
+  await page.getByRole('heading', { name: 'Latest Products', level: 1 }).waitFor();
 }
 
 /**

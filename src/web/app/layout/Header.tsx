@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import Collapse from 'react-bootstrap/Collapse';
 import { Link, NavLink, useLocation } from 'react-router';
 import { CartIcon, UserIcon } from '../../components/icons';
@@ -23,11 +23,16 @@ export default function Header() {
   const user = useAppSelector((s) => s.auth.user);
   const { shopName } = useShopSettings();
   const count = useAppSelector((s) => cartCount(s.cart));
-  const [expanded, setExpanded] = useState(false);
   const { pathname, search } = useLocation();
-  // A new page (a link, a search, Log Out) closes the phone's menu.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the address is the trigger, not a value used
-  useEffect(() => setExpanded(false), [pathname, search]);
+  const here = pathname + search;
+  const [expanded, setExpanded] = useState(false);
+  const [shownAt, setShownAt] = useState(here);
+  // A new page (a link, a search, Log Out) closes the phone's menu, in the render that shows it.
+  // An effect would run after that render, and could close a menu opened in the meantime.
+  if (shownAt !== here) {
+    setShownAt(here);
+    setExpanded(false);
+  }
 
   return (
     <header>
