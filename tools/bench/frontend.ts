@@ -34,6 +34,9 @@ export interface LighthouseRun {
   lcpMs: number;
   tbtMs: number;
   cls: number;
+  /** What the LCP was, and where its time went (Lighthouse's phases), to know what to shorten. */
+  lcpElement: string;
+  lcpPhases: string;
 }
 
 export interface FrontendResults {
@@ -153,10 +156,36 @@ async function lighthouseRun(baseUrl: string, r: Route, cart: string, chromePath
       lcpMs: Math.round(audits['largest-contentful-paint']?.numericValue ?? Number.NaN),
       tbtMs: Math.round(audits['total-blocking-time']?.numericValue ?? Number.NaN),
       cls: Number((audits['cumulative-layout-shift']?.numericValue ?? Number.NaN).toFixed(3)),
+      ...lcpBreakdown(audits['largest-contentful-paint-element']?.details),
     };
   } finally {
     chrome.kill();
   }
+}
+
+/** A row of a Lighthouse details table, as far as this report reads it. */
+interface DetailsRow {
+  node?: { selector?: string; snippet?: string };
+  phase?: string;
+  timing?: number;
+}
+interface Details {
+  type?: string;
+  items?: (Details | DetailsRow)[];
+}
+
+/**
+ * The LCP element's audit is a list of two tables: the element, then its phases (time to first
+ * byte, resource load delay, load duration, element render delay).
+ */
+function lcpBreakdown(details: unknown): { lcpElement: string; lcpPhases: string } {
+  const tables = ((details as Details | undefined)?.items ?? []).filter((t): t is Details => 'items' in t);
+  const rows = tables.flatMap((t) => (t.items ?? []) as DetailsRow[]);
+  const node = rows.find((r) => r.node)?.node;
+  const phases = rows
+    .filter((r) => r.phase && typeof r.timing === 'number')
+    .map((r) => `${r.phase} ${Math.round(r.timing ?? 0)} ms`);
+  return { lcpElement: node?.selector ?? node?.snippet ?? 'unknown', lcpPhases: phases.join(', ') || 'unknown' };
 }
 
 export async function measureFrontend(opts: {
@@ -189,6 +218,8 @@ export function formatFrontend(results: FrontendResults): string {
       `${l.route.padEnd(8)} ${String(l.performance).padEnd(5)} ${String(l.accessibility).padEnd(5)} ${`${(l.lcpMs / 1000).toFixed(2)} s`.padEnd(8)} ${`${l.tbtMs} ms`.padEnd(7)} ${l.cls}`,
     );
   }
+  lines.push('', 'LCP element and phases');
+  for (const l of results.lighthouse) lines.push(`${l.route.padEnd(8)} ${l.lcpElement}: ${l.lcpPhases}`);
   return lines.join('\n');
 }
 

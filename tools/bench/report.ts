@@ -117,6 +117,10 @@ function frontendTables(frontend: FrontendResults): string[] {
         `| ${l.route} | ${l.performance} | ${l.accessibility} | ${(l.lcpMs / 1000).toFixed(2)} | ${Math.round(l.tbtMs)} | ${l.cls} |`,
     ),
     '',
+    'Where each LCP went (Lighthouse: the LCP element, then its phases):',
+    '',
+    ...frontend.lighthouse.map((l) => `- ${l.route}: \`${l.lcpElement}\`; ${l.lcpPhases}`),
+    '',
   ];
 }
 
