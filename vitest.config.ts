@@ -35,6 +35,10 @@ export default defineConfig({
         test: {
           name: 'isolated',
           include: ISOLATED,
+          // Browsers, child processes and whole-shop copies: a test here takes 5–20 s on a quiet
+          // machine and twice that on a busy one. A stuck browser step still fails by name after
+          // 15 s (test/e2e/support/browser.ts).
+          testTimeout: 60_000,
         },
       },
       {
