@@ -64,8 +64,9 @@ export interface TestShopOptions {
  */
 export async function shopDataDir(prefix: string): Promise<string> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+  // Set by the global setup on PGlite runs only.
   const empty = process.env[PGLITE_EMPTY_ENV];
-  if (empty && !process.env.TEST_DATABASE_URL) {
+  if (empty) {
     // PGlite keeps its cluster in DATA_DIR/pglite (startShop, the ops CLI); the dump is a tar of
     // that folder, taken while it was open: without its lock file, which would read as "in use".
     const pgdata = path.join(dir, 'pglite');
