@@ -1,6 +1,4 @@
 import Button from 'react-bootstrap/Button';
-import Form from 'react-bootstrap/Form';
-import ListGroup from 'react-bootstrap/ListGroup';
 import { Link } from 'react-router';
 import { useAppDispatch } from '../../app/store';
 import { TrashIcon } from '../../components/icons';
@@ -18,12 +16,16 @@ function qtyChoices(item: CartItem): number[] {
   return Array.from({ length: most }, (_, i) => i + 1);
 }
 
-/** One cart line: image, name, price, a quantity choice and a remove button. */
+/**
+ * One cart line: image, name, price, a quantity choice and a remove button. Bootstrap's list item
+ * and select as markup: react-bootstrap's ListGroup and Form would add seven files to the cart's
+ * first download for no behaviour the cart uses.
+ */
 export default function CartLine({ item, belowFold }: { item: CartItem; belowFold: boolean }) {
   const dispatch = useAppDispatch();
 
   return (
-    <ListGroup.Item className="d-flex align-items-center gap-3 py-3 px-0 px-sm-2">
+    <div className="list-group-item d-flex align-items-center gap-3 py-3 px-0 px-sm-2">
       <img
         {...photoSources(item.image, `${IMAGE_SIZE}px`, 320)}
         alt={item.name}
@@ -39,9 +41,13 @@ export default function CartLine({ item, belowFold }: { item: CartItem; belowFol
         </Link>
         <Price value={item.price} className="fw-semibold text-nowrap me-md-2" />
         <div className="d-flex align-items-center gap-2">
-          <Form.Group controlId={`qty-${item._id}`}>
-            <Form.Label visuallyHidden>Quantity for {item.name}</Form.Label>
-            <Form.Select
+          <div>
+            <label htmlFor={`qty-${item._id}`} className="visually-hidden">
+              Quantity for {item.name}
+            </label>
+            <select
+              id={`qty-${item._id}`}
+              className="form-select"
               value={item.qty}
               onChange={(e) => dispatch(addToCart({ ...item, qty: Number(e.target.value) }))}
               style={{ width: '5.5rem' }}
@@ -51,13 +57,13 @@ export default function CartLine({ item, belowFold }: { item: CartItem; belowFol
                   {n}
                 </option>
               ))}
-            </Form.Select>
-          </Form.Group>
+            </select>
+          </div>
           <Button variant="outline-danger" aria-label={`Remove ${item.name}`} onClick={() => dispatch(removeFromCart(item._id))}>
             <TrashIcon />
           </Button>
         </div>
       </div>
-    </ListGroup.Item>
+    </div>
   );
 }

@@ -1,7 +1,6 @@
 import Button from 'react-bootstrap/Button';
 import Card from 'react-bootstrap/Card';
 import Col from 'react-bootstrap/Col';
-import ListGroup from 'react-bootstrap/ListGroup';
 import Row from 'react-bootstrap/Row';
 import { Link, useNavigate } from 'react-router';
 import { formatKsh } from '../../../shared/money';
@@ -36,22 +35,22 @@ export default function CartScreen() {
             </Link>
           </Message>
         ) : (
-          <ListGroup variant="flush">
+          <div className="list-group list-group-flush">
             {cart.cartItems.map((item, index) => (
               <CartLine key={item._id} item={item} belowFold={index > 2} />
             ))}
-          </ListGroup>
+          </div>
         )}
       </Col>
       <Col md={4}>
         <Card className="shadow-sm">
-          <ListGroup variant="flush">
-            <ListGroup.Item className="py-3">
+          <div className="list-group list-group-flush">
+            <div className="list-group-item py-3">
               <h2 className="h5">Subtotal ({cartCount(cart)}) items</h2>
               <Price value={cart.itemsPrice} className="fs-5 fw-semibold" />
-            </ListGroup.Item>
+            </div>
             {!isEmpty && (
-              <ListGroup.Item className="py-3">
+              <div className="list-group-item py-3">
                 {/* The shared pricing rules with the shop's own fee, threshold and tax (docs/settings.md). */}
                 <div data-testid="cart-shipping">
                   <div className="d-flex justify-content-between">
@@ -72,14 +71,14 @@ export default function CartScreen() {
                   <span>Total</span>
                   <Price value={cart.totalPrice} />
                 </div>
-              </ListGroup.Item>
+              </div>
             )}
-            <ListGroup.Item className="py-3">
+            <div className="list-group-item py-3">
               <Button variant="dark" className="w-100" disabled={isEmpty} onClick={proceedToCheckout}>
                 Proceed To Checkout
               </Button>
-            </ListGroup.Item>
-          </ListGroup>
+            </div>
+          </div>
         </Card>
       </Col>
     </Row>

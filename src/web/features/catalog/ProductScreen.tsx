@@ -3,8 +3,6 @@ import { useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import Card from 'react-bootstrap/Card';
 import Col from 'react-bootstrap/Col';
-import Form from 'react-bootstrap/Form';
-import ListGroup from 'react-bootstrap/ListGroup';
 import Row from 'react-bootstrap/Row';
 import { Link, useNavigate, useParams } from 'react-router';
 import { MAX_LINE_QTY } from '../../../shared/constants';
@@ -27,7 +25,6 @@ import { PHOTO_SIZE } from './ProductCard';
 import ReviewForm from './ReviewForm';
 import ReviewList from './ReviewList';
 import './catalog.css';
-
 import '../../styles/list-group.scss';
 
 /** The quantities a shopper may pick: 1 to the stock count (docs/product-rules.md), never more than one order line allows. */
@@ -96,7 +93,9 @@ function ProductDetails({ product }: { product: ProductDetail }) {
   }
 
   const qtySelect = (
-    <Form.Select
+    <select
+      id="product-qty"
+      className="form-select"
       value={qty}
       onChange={(e) => setChosenQty(Number(e.target.value))}
       style={wide ? { maxWidth: '7rem' } : undefined}
@@ -106,7 +105,7 @@ function ProductDetails({ product }: { product: ProductDetail }) {
           {n}
         </option>
       ))}
-    </Form.Select>
+    </select>
   );
   const addButton = (
     <Button
@@ -146,25 +145,28 @@ function ProductDetails({ product }: { product: ProductDetail }) {
             </Col>
             <Col lg={5}>
               <Card className="shadow-sm">
-                <ListGroup variant="flush">
-                  <ListGroup.Item className="d-flex justify-content-between gap-2">
+                {/* Bootstrap's list group and select as markup: react-bootstrap's ListGroup and Form bring seven files to a first screen. */}
+                <div className="list-group list-group-flush">
+                  <div className="list-group-item d-flex justify-content-between gap-2">
                     <span>Price:</span>
                     <Price value={product.price} className="fw-bold" />
-                  </ListGroup.Item>
-                  <ListGroup.Item className="d-flex justify-content-between gap-2">
+                  </div>
+                  <div className="list-group-item d-flex justify-content-between gap-2">
                     <span>Status:</span>
                     <strong className={inStock ? 'text-success' : 'text-danger'}>{inStock ? 'In Stock' : 'Out of Stock'}</strong>
-                  </ListGroup.Item>
+                  </div>
                   {wide && inStock && (
-                    <ListGroup.Item>
-                      <Form.Group controlId="product-qty" className="d-flex align-items-center justify-content-between gap-2">
-                        <Form.Label className="mb-0">Qty</Form.Label>
+                    <div className="list-group-item">
+                      <div className="d-flex align-items-center justify-content-between gap-2">
+                        <label htmlFor="product-qty" className="form-label mb-0">
+                          Qty
+                        </label>
                         {qtySelect}
-                      </Form.Group>
-                    </ListGroup.Item>
+                      </div>
+                    </div>
                   )}
-                  {wide && <ListGroup.Item>{addButton}</ListGroup.Item>}
-                </ListGroup>
+                  {wide && <div className="list-group-item">{addButton}</div>}
+                </div>
               </Card>
             </Col>
           </Row>
@@ -187,10 +189,12 @@ function ProductDetails({ product }: { product: ProductDetail }) {
         <section className="buy-bar d-flex align-items-center gap-2" aria-label="Buy">
           <Price value={product.price} className="fw-bold me-auto buy-bar-price" />
           {inStock && (
-            <Form.Group controlId="product-qty">
-              <Form.Label visuallyHidden>Qty</Form.Label>
+            <div>
+              <label htmlFor="product-qty" className="visually-hidden">
+                Qty
+              </label>
               {qtySelect}
-            </Form.Group>
+            </div>
           )}
           {addButton}
         </section>

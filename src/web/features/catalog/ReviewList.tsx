@@ -1,11 +1,9 @@
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import Button from 'react-bootstrap/Button';
-import ListGroup from 'react-bootstrap/ListGroup';
 import Spinner from 'react-bootstrap/Spinner';
 import type { Review } from '../../../shared/schemas/products';
 import type { PublicUser } from '../../../shared/schemas/users';
 import { useAppSelector } from '../../app/store';
-import ConfirmDialog from '../../components/ConfirmDialog';
 import { TrashIcon } from '../../components/icons';
 import Message from '../../components/Message';
 import Rating from '../../components/Rating';
@@ -18,6 +16,10 @@ export function canDeleteReview(review: Review, user: PublicUser | null): boolea
   if (!user) return false;
   return user.isAdmin || review.user === user._id;
 }
+
+// Only someone who may delete a review needs the dialog (and Bootstrap's modal code): a visitor
+// reading a product page never downloads it.
+const ConfirmDialog = lazy(() => import('../../components/ConfirmDialog'));
 
 /** The product's reviews with their stars, newest as the server orders them. */
 export default function ReviewList({ productId, reviews }: { productId: string; reviews: Review[] }) {
@@ -41,17 +43,21 @@ export default function ReviewList({ productId, reviews }: { productId: string; 
 
   return (
     <>
-      <ConfirmDialog
-        show={confirming !== null}
-        title="Delete review"
-        body="Are you sure you want to delete this review?"
-        confirmLabel="Delete"
-        onConfirm={() => confirming && remove(confirming)}
-        onCancel={() => setConfirming(null)}
-      />
-      <ListGroup variant="flush" className="border-top border-bottom">
+      {reviews.some((review) => canDeleteReview(review, user)) && (
+        <Suspense fallback={null}>
+          <ConfirmDialog
+            show={confirming !== null}
+            title="Delete review"
+            body="Are you sure you want to delete this review?"
+            confirmLabel="Delete"
+            onConfirm={() => confirming && remove(confirming)}
+            onCancel={() => setConfirming(null)}
+          />
+        </Suspense>
+      )}
+      <div className="list-group list-group-flush border-top border-bottom">
         {reviews.map((review) => (
-          <ListGroup.Item key={review._id} as="article" className="px-0 py-3">
+          <article key={review._id} className="list-group-item px-0 py-3">
             <div className="d-flex align-items-start justify-content-between gap-2">
               <div>
                 <strong>{review.name}</strong>
@@ -76,9 +82,9 @@ export default function ReviewList({ productId, reviews }: { productId: string; 
             <p className="mt-2 mb-0" style={{ whiteSpace: 'pre-line', overflowWrap: 'anywhere' }}>
               {review.comment}
             </p>
-          </ListGroup.Item>
+          </article>
         ))}
-      </ListGroup>
+      </div>
     </>
   );
 }
