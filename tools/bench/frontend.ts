@@ -34,6 +34,8 @@ export interface LighthouseRun {
   lcpMs: number;
   tbtMs: number;
   cls: number;
+  /** Every run's LCP, in the order run; the other figures are the median run's. */
+  lcpRunsMs?: number[];
   /** What the LCP was, and where its time went (Lighthouse's phases), to know what to shorten. */
   lcpElement: string;
   lcpPhases: string;
@@ -200,9 +202,32 @@ export async function measureFrontend(opts: {
   const runs: LighthouseRun[] = [];
   // One at a time: Lighthouse's timings suffer from a busy CPU.
   for (const r of routes.filter((route) => route.route !== 'login')) {
-    runs.push(await lighthouseRun(opts.baseUrl, r, cart, chromePath));
+    runs.push(await medianRun(opts.baseUrl, r, cart, chromePath));
   }
   return { assets, lighthouse: runs };
+}
+
+/**
+ * One page's LCP varies by 0.1–0.3 s from run to run on this machine, so each page is measured
+ * LIGHTHOUSE_RUNS times and the run with the median LCP is reported, with every run's LCP beside
+ * it. A run Lighthouse itself gives up on (NO_NAVSTART, NO_FCP: its trace was not recorded) is
+ * run again, up to twice.
+ */
+const LIGHTHOUSE_RUNS = 3;
+
+async function medianRun(baseUrl: string, r: Route, cart: string, chromePath: string): Promise<LighthouseRun> {
+  const runs: LighthouseRun[] = [];
+  let failures = 0;
+  while (runs.length < LIGHTHOUSE_RUNS) {
+    try {
+      runs.push(await lighthouseRun(baseUrl, r, cart, chromePath));
+    } catch (error) {
+      if (++failures > 2 || !/NO_NAVSTART|NO_FCP/.test((error as Error).message)) throw error;
+    }
+  }
+  const sorted = [...runs].sort((a, b) => a.lcpMs - b.lcpMs);
+  const median = sorted[Math.floor(sorted.length / 2)] as LighthouseRun;
+  return { ...median, lcpRunsMs: runs.map((run) => run.lcpMs) };
 }
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
