@@ -1,13 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Files that start processes or browsers, or read process-wide state (metrics, signals), each get
- * a fresh worker. The rest share one per worker, as a server does: they import the shop's modules
- * once (Fastify, drizzle, PGlite's WebAssembly) instead of once per file, and start and stop
- * their own shops, so nothing but those modules outlives a file.
+ * Files that start processes, or read process-wide state (metrics, signals), each get a fresh
+ * worker. The rest share one per worker, as a server does: they import the shop's modules once
+ * (Fastify, drizzle, PGlite's WebAssembly) instead of once per file, and start and stop their own
+ * shops and browsers, so nothing but those modules outlives a file.
  */
 const ISOLATED = [
-  'test/e2e/**/*.test.ts',
   'test/ops/**/*.test.ts',
   'test/reliability/**/*.test.ts',
   'test/security/web.test.ts',
@@ -22,7 +21,10 @@ export default defineConfig({
     maxWorkers: 2,
     // One migrated, seeded PGlite that every test shop on PGlite starts from a copy of.
     globalSetup: ['test/support/pglite-template.ts'],
-    testTimeout: 30_000,
+    // Browser journeys, child processes and whole-shop copies take 5–20 s a test on a quiet machine
+    // and twice that on a busy one. A stuck browser step still fails by name after 15 s
+    // (test/e2e/support/browser.ts).
+    testTimeout: 60_000,
     // CI collects the counts of each run (PGlite, PostgreSQL) from this file.
     ...(process.env.VITEST_JSON && {
       reporters: ['default', 'json'],
@@ -35,10 +37,6 @@ export default defineConfig({
         test: {
           name: 'isolated',
           include: ISOLATED,
-          // Browsers, child processes and whole-shop copies: a test here takes 5–20 s on a quiet
-          // machine and twice that on a busy one. A stuck browser step still fails by name after
-          // 15 s (test/e2e/support/browser.ts).
-          testTimeout: 60_000,
         },
       },
       {
