@@ -118,6 +118,31 @@ describe('Paybill confirmations', () => {
     expect(await ledgerEntry(id)).toMatchObject({ status: 'credited', exception: 'overpaid', amount: due + 500 });
   });
 
+  it('a payment to a mistyped account number is assigned by the order number the admin reads off the statement', async () => {
+    const { shopper, order, due } = await unpaidOrder(500);
+    const id = receipt();
+    // One character off: no such order, so the payment is kept unmatched.
+    const mistyped = `${order.orderNumber.slice(0, 7)}${order.orderNumber.endsWith('Z') ? 'Y' : 'Z'}`;
+    await post(shop, 'confirm', notice({ TransID: id, TransAmount: String(due), BillRefNumber: mistyped }));
+    const entry = await ledgerEntry(id);
+    expect(entry).toMatchObject({ orderId: null, exception: 'unmatched' });
+    const assign = (body: object) => admin.post<LedgerPayment>(`/api/admin/payments/${entry?._id}/assign`, body);
+    expectClientError(await assign({}), 400, 'one of the two');
+    expectClientError(await assign({ orderId: order._id, orderNumber: order.orderNumber }), 400, 'one of the two');
+    expectClientError(await assign({ orderNumber: mistyped }), 404, `No order has the number ${mistyped}`);
+    const assigned = await assign({
+      orderNumber: `${order.orderNumber.slice(0, 4)}-${order.orderNumber.slice(4).toLowerCase()}`,
+    });
+    expect(assigned.status, JSON.stringify(assigned.body)).toBe(200);
+    expect(assigned.body).toMatchObject({
+      orderId: order._id,
+      orderNumber: order.orderNumber,
+      status: 'credited',
+      exception: null,
+    });
+    expect(await statusOf(shopper, order._id)).toMatchObject({ isPaid: true, receipt: id });
+  });
+
   it('keeps a payment to an unknown account number as unmatched, for the admin to assign', async () => {
     const id = receipt();
     const answer = await post(shop, 'confirm', notice({ TransID: id, TransAmount: '750', BillRefNumber: 'NOSUCH99' }));

@@ -246,6 +246,26 @@ describe('the ledger keeps every payment', () => {
     expect((await listLedger('exception')).map((p) => p._id)).toContain(over.body._id);
   });
 
+  it('an admin records a payment against the order number the M-Pesa statement shows', async () => {
+    const { shopper, order, due } = await shopperWithOrder();
+    // Typed from the statement: lower case, a space in the middle.
+    const typed = `${order.orderNumber.slice(0, 4).toLowerCase()} ${order.orderNumber.slice(4).toLowerCase()}`;
+    const body = { orderNumber: typed, receipt: 'TKL4A7K2QN', amount: due };
+    expectClientError(await admin.post('/api/admin/payments', { ...body, orderId: order._id }), 400, 'one of the two');
+    expectClientError(await admin.post('/api/admin/payments', { receipt: 'TKL4A7K2QN', amount: due }), 400, 'one of the two');
+    expectClientError(await admin.post('/api/admin/payments', { ...body, orderNumber: 'AFK785A0' }), 400, 'like AFK785AQ');
+    const unknown = order.orderNumber === 'ZZZZZZZZ' ? 'YYYYYYYY' : 'ZZZZZZZZ';
+    expectClientError(
+      await admin.post('/api/admin/payments', { ...body, orderNumber: unknown }),
+      404,
+      `No order has the number ${unknown}`,
+    );
+    const recorded = await admin.post<LedgerPayment>('/api/admin/payments', body);
+    expect(recorded.status, JSON.stringify(recorded.body)).toBe(201);
+    expect(recorded.body).toMatchObject({ orderId: order._id, orderNumber: order.orderNumber, status: 'credited' });
+    expect(await status(shopper, order._id)).toMatchObject({ isPaid: true, receipt: 'TKL4A7K2QN' });
+  });
+
   it('an order with a payment on it cannot be deleted; one without can', async () => {
     const paid = await shopperWithOrder();
     await admin.post('/api/admin/payments', { orderId: paid.order._id, receipt: 'TKL4A7K2QX', amount: paid.due });

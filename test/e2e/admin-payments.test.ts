@@ -301,7 +301,8 @@ describe('an admin deals with M-Pesa payment exceptions on /admin/payments', () 
     await screenshotBoth(page, 'admin-payments-unmatched');
 
     await card.getByRole('button', { name: 'Assign to order' }).click();
-    await card.getByLabel('Order ID').fill(orderB._id);
+    // As the merchant reads it off the M-Pesa statement: the order number, in lower case.
+    await card.getByLabel('Order ID or number').fill(orderB.orderNumber.toLowerCase());
     await expectPhoneLayout(page, 'the assign form');
     await screenshotBoth(page, 'admin-payments-assign-form');
     await card.getByRole('button', { name: 'Assign', exact: true }).click();

@@ -60,7 +60,8 @@ const adminPaymentRoutes: FastifyPluginAsyncZod<{ db: Db; notify: Notifications;
     onRequest: app.requireAdmin,
     schema: {
       tags,
-      summary: 'Record an M-Pesa payment from the statement, with its receipt, against an order (admin)',
+      summary:
+        'Record an M-Pesa payment from the statement, with its receipt, against an order named by orderId or orderNumber (admin)',
       body: manualPaymentBody,
       response: { 201: ledgerPayment, ...errors },
     },
@@ -74,12 +75,13 @@ const adminPaymentRoutes: FastifyPluginAsyncZod<{ db: Db; notify: Notifications;
     onRequest: app.requireAdmin,
     schema: {
       tags,
-      summary: 'Give an unmatched M-Pesa payment its order; it pays the order if it covers what is due (admin)',
+      summary:
+        'Give an unmatched M-Pesa payment its order, by orderId or orderNumber; it pays the order if it covers what is due (admin)',
       params: idParams,
       body: assignPaymentBody,
       response: { 200: ledgerPayment, ...errors },
     },
-    handler: (request) => assignPayment(db, { notify, log: request.log }, request.params.id, request.body.orderId),
+    handler: (request) => assignPayment(db, { notify, log: request.log }, request.params.id, request.body),
   });
 
   app.post('/api/admin/payments/:id/resolve', {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { normaliseOrderNumber } from '../order-number.js';
 import { MSISDN_ERROR, normaliseMsisdn } from '../phone.js';
 import { entityId, fromFormText, pageNumberParam } from './common.js';
 
@@ -136,19 +137,46 @@ const receiptField = z
   .toUpperCase()
   .regex(/^[A-Z0-9]{8,20}$/, { error: 'An M-Pesa receipt is 8 to 20 letters and digits, like SKL4A7K2QZ' });
 
+export const ORDER_NUMBER_ERROR = 'An order number is 8 letters and digits, like AFK785AQ';
+
+/** An order's number as a person types it (case, spaces and dashes ignored), read as the number. */
+const orderNumberField = z
+  .string({ error: ORDER_NUMBER_ERROR })
+  .max(40, { error: ORDER_NUMBER_ERROR })
+  .transform((typed, ctx) => {
+    const number = normaliseOrderNumber(typed);
+    if (!number) ctx.addIssue({ code: 'custom', message: ORDER_NUMBER_ERROR });
+    return number ?? typed;
+  });
+
+/**
+ * The order an admin gives a payment to: by its id, or by its number, which is what the shopper
+ * typed as the Paybill account and what the merchant's M-Pesa statement shows. One of the two.
+ */
+const orderReference = {
+  orderId: entityId.optional(),
+  orderNumber: orderNumberField.optional(),
+};
+const namesOneOrder = (body: { orderId?: string | undefined; orderNumber?: string | undefined }) =>
+  (body.orderId === undefined) !== (body.orderNumber === undefined);
+const ONE_ORDER = { error: 'Name the order by its orderId or by its orderNumber (one of the two)', path: ['orderId'] };
+
 /** An admin records a payment from the merchant's M-Pesa statement. */
-export const manualPaymentBody = z.object({
-  orderId: entityId,
-  receipt: receiptField,
-  amount: z.preprocess(
-    fromFormText,
-    z.number({ error: 'Amount must be a number' }).positive({ error: 'Amount must be more than 0' }).max(1_000_000),
-  ),
-  phone: z.string().trim().max(20).optional(),
-});
+export const manualPaymentBody = z
+  .object({
+    ...orderReference,
+    receipt: receiptField,
+    amount: z.preprocess(
+      fromFormText,
+      z.number({ error: 'Amount must be a number' }).positive({ error: 'Amount must be more than 0' }).max(1_000_000),
+    ),
+    phone: z.string().trim().max(20).optional(),
+  })
+  .refine(namesOneOrder, ONE_ORDER);
 export type ManualPaymentBody = z.infer<typeof manualPaymentBody>;
 
-export const assignPaymentBody = z.object({ orderId: entityId });
+export const assignPaymentBody = z.object(orderReference).refine(namesOneOrder, ONE_ORDER);
+export type AssignPaymentBody = z.infer<typeof assignPaymentBody>;
 export const resolvePaymentBody = z.object({
   note: z.string({ error: 'Write a note' }).trim().min(1, { error: 'Write a note' }).max(500),
   /**

@@ -1,5 +1,6 @@
 import type { MessageBody } from '../../shared/schemas/common';
 import type {
+  AssignPaymentBody,
   LedgerFilter,
   LedgerPage,
   LedgerPayment,
@@ -91,9 +92,10 @@ export const paymentsApi = api.enhanceEndpoints({ addTagTypes: ['Payment', 'Ledg
       providesTags: [{ type: 'Ledger', id: 'SUMMARY' }],
     }),
     /** An unmatched payment given to an order; the server settles the order if it covers what is due. */
-    assignPayment: build.mutation<LedgerPayment, { id: string; orderId: string }>({
-      query: ({ id, orderId }) => ({ url: `/admin/payments/${id}/assign`, method: 'POST', body: { orderId } }),
-      invalidatesTags: (_result, _error, { orderId }) => afterLedgerChange(orderId),
+    /** The order by its id or its number: the answer names its id either way. */
+    assignPayment: build.mutation<LedgerPayment, { id: string } & AssignPaymentBody>({
+      query: ({ id, ...body }) => ({ url: `/admin/payments/${id}/assign`, method: 'POST', body }),
+      invalidatesTags: (result) => afterLedgerChange(result?.orderId),
     }),
     /** `refunded` only for an unanswered refund: whether the M-Pesa statement shows the reversal. */
     resolvePayment: build.mutation<LedgerPayment, { id: string; note: string; refunded?: boolean }>({
@@ -111,7 +113,7 @@ export const paymentsApi = api.enhanceEndpoints({ addTagTypes: ['Payment', 'Ledg
     /** A payment from the merchant's M-Pesa statement, entered by an admin with its receipt. */
     recordPayment: build.mutation<LedgerPayment, ManualPaymentBody>({
       query: (body) => ({ url: '/admin/payments', method: 'POST', body }),
-      invalidatesTags: (_result, _error, body) => afterLedgerChange(body.orderId),
+      invalidatesTags: (result) => afterLedgerChange(result?.orderId),
     }),
   }),
 });

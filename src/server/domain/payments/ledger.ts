@@ -2,10 +2,12 @@ import { and, count, desc, eq, inArray, isNotNull, isNull, lt, type SQL, sql } f
 import type { FastifyBaseLogger } from 'fastify';
 import { maskMsisdn, normaliseMsisdn } from '../../../shared/phone.js';
 import type {
+  AssignPaymentBody,
   LedgerFilter,
   LedgerPage,
   LedgerPayment,
   LedgerStatus,
+  ManualPaymentBody,
   PaymentException,
   PaymentSource,
 } from '../../../shared/schemas/payments.js';
@@ -409,16 +411,26 @@ export async function lockPayment(tx: Queryable, id: string): Promise<LedgerRow>
   return row;
 }
 
+/** How an admin names an order: by its id, or by its number (the Paybill account on the statement). */
+export type OrderReference = AssignPaymentBody;
+
+/** The id of the order an admin named; 404 when there is none. */
+async function namedOrderId(tx: Queryable, named: OrderReference): Promise<string> {
+  const where = named.orderId !== undefined ? eq(orders.id, named.orderId) : eq(orders.number, named.orderNumber ?? '');
+  const [order] = await tx.select({ id: orders.id }).from(orders).where(where);
+  if (!order) throw notFound(named.orderId !== undefined ? 'Order not found' : `No order has the number ${named.orderNumber}`);
+  return order.id;
+}
+
 /** An admin gives an unmatched (or unconfirmed) payment its order; it settles the order if it covers what is due. */
-export async function assignPayment(db: Db, deps: LedgerDeps, paymentId: string, orderId: string): Promise<LedgerPayment> {
+export async function assignPayment(db: Db, deps: LedgerDeps, paymentId: string, named: OrderReference): Promise<LedgerPayment> {
   return db.transaction(async (tx) => {
     const payment = await lockPayment(tx, paymentId);
     // Only a payment that pays no order: unmatched, or unconfirmed and found on the M-Pesa statement.
     if (payment.status !== 'exception' || (payment.exception !== 'unmatched' && payment.exception !== 'unconfirmed')) {
       throw conflict('Only an unmatched or unconfirmed payment can be assigned to an order');
     }
-    const [order] = await tx.select({ id: orders.id }).from(orders).where(eq(orders.id, orderId));
-    if (!order) throw notFound('Order not found');
+    const orderId = await namedOrderId(tx, named);
     const verdict = await judgeAgainstOrder(tx, orderId, payment.amountCents, payment.source as PaymentSource);
     const exception = verdict.exception ?? (payment.receipt === null ? 'receipt_missing' : null);
     const [row] = await tx
@@ -463,15 +475,14 @@ export async function recordManualPayment(
   db: Db,
   deps: LedgerDeps,
   adminId: string,
-  input: { orderId: string; receipt: string; amount: number; phone?: string | undefined },
+  input: ManualPaymentBody,
 ): Promise<LedgerPayment> {
   const amountCents = Math.round(input.amount * 100);
   if (Math.abs(amountCents - input.amount * 100) > 1e-6) throw badRequest('Amount has at most two decimals', 'amount');
   const phone = input.phone ? normaliseMsisdn(input.phone) : null;
   if (input.phone && !phone) throw badRequest('Enter a Safaricom number like 0712345678 or +254712345678', 'phone');
   return db.transaction(async (tx) => {
-    const [order] = await tx.select({ id: orders.id }).from(orders).where(eq(orders.id, input.orderId));
-    if (!order) throw notFound('Order not found');
+    const orderId = await namedOrderId(tx, input);
     const outcome = await recordPayment(
       tx,
       deps,
@@ -485,7 +496,7 @@ export async function recordManualPayment(
         transactionAt: null,
         recordedBy: adminId,
       },
-      input.orderId,
+      orderId,
     );
     if (outcome.kind === 'duplicate') {
       throw conflict('This M-Pesa receipt is already recorded: find it in the payments list', 'receipt');

@@ -11,7 +11,7 @@ import { useZodForm } from '../../components/form/useZodForm';
 import { paths } from '../../config/paths';
 import { errorMessage } from '../../lib/errors';
 import { exceptionReason, isOpenException, receivedTime, SOURCE_LABEL, STATUS_LABEL, STATUS_VARIANT } from '../../lib/ledgerText';
-import { assignForm, ORDER_ID_HINT, resolveForm } from '../../lib/paymentForms';
+import { assignForm, ORDER_HINT, orderReference, resolveForm } from '../../lib/paymentForms';
 import { useAssignPaymentMutation, useResolvePaymentMutation } from '../../lib/paymentsApi';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { canRefund, RefundButton, RefundState } from './RefundPayment';
@@ -20,7 +20,7 @@ function ButtonSpinner() {
   return <Spinner as="span" animation="border" size="sm" className="me-2" aria-hidden="true" />;
 }
 
-/** Gives an unmatched payment to an order: the order's full id, or its link pasted. */
+/** Gives an unmatched payment to an order: its number as the M-Pesa statement shows it, its full id, or its link pasted. */
 function AssignForm({ payment, onClose }: { payment: LedgerPayment; onClose: (done: boolean) => void }) {
   const form = useZodForm<{ orderId: string }, { orderId: string }>(assignForm, { orderId: '' });
   const [assign, { isLoading }] = useAssignPaymentMutation();
@@ -28,7 +28,7 @@ function AssignForm({ payment, onClose }: { payment: LedgerPayment; onClose: (do
 
   const submit = form.handleSubmit(async ({ orderId }) => {
     try {
-      const updated = await assign({ id: payment._id, orderId }).unwrap();
+      const updated = await assign({ id: payment._id, ...orderReference(orderId) }).unwrap();
       toastSuccess(updated.status === 'credited' ? 'Payment assigned: it pays the order' : 'Payment assigned to the order');
       onClose(true);
     } catch (err) {
@@ -43,7 +43,7 @@ function AssignForm({ payment, onClose }: { payment: LedgerPayment; onClose: (do
         form={form}
         name="orderId"
         id={`${id}-order`}
-        label="Order ID"
+        label="Order ID or number"
         className="mb-2"
         controlClassName="tap-target font-monospace"
         schema={assignForm.shape.orderId}
@@ -51,7 +51,7 @@ function AssignForm({ payment, onClose }: { payment: LedgerPayment; onClose: (do
         spellCheck={false}
         // The admin just asked for this field: focus follows the request.
         autoFocus
-        hint={ORDER_ID_HINT}
+        hint={ORDER_HINT}
       />
       <div className="d-flex flex-wrap gap-2">
         <Button type="submit" variant="dark" className="tap-target" disabled={isLoading}>

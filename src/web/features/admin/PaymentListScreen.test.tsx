@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LedgerPage, LedgerPayment } from '../../../shared/schemas/payments';
 import { makeStore } from '../../app/store';
 import { EXCEPTION_REASON, receivedTime } from '../../lib/ledgerText';
-import { manualPaymentForm, orderIdFrom, orderIdProblem } from '../../lib/paymentForms';
+import { manualPaymentForm, orderFrom, orderProblem, orderReference } from '../../lib/paymentForms';
 import { setCredentials } from '../../stores/authSlice';
 import PaymentListScreen from './PaymentListScreen';
 
@@ -137,14 +137,24 @@ describe('the ledger’s words', () => {
   });
 });
 
-describe('order ids typed by an admin', () => {
+describe('orders named by an admin', () => {
   it('accepts the full id or the order page’s link, and explains a shortened one', () => {
-    expect(orderIdFrom(`  ${ORDER} `)).toBe(ORDER);
-    expect(orderIdFrom(`https://shop.example.co.ke/order/${ORDER}?x=1`)).toBe(ORDER);
-    expect(orderIdProblem(ORDER)).toBeNull();
-    expect(orderIdProblem('0b6f7c1e…')).toMatch(/only part of the id/);
-    expect(orderIdProblem('')).toBe('Enter the order id');
-    expect(orderIdProblem('not an id')).toBe('Not a valid order id');
+    expect(orderFrom(`  ${ORDER} `)).toBe(ORDER);
+    expect(orderFrom(`https://shop.example.co.ke/order/${ORDER}?x=1`)).toBe(ORDER);
+    expect(orderProblem(ORDER)).toBeNull();
+    expect(orderReference(ORDER)).toEqual({ orderId: ORDER });
+    expect(orderProblem('0b6f7c1e…')).toMatch(/only part of the id/);
+    expect(orderProblem('')).toBe('Enter the order number');
+    expect(orderProblem('not an id')).toBe('Not an order number or id. An order number is 8 letters and digits, like AFK785AQ');
+  });
+
+  it('accepts the order number as the M-Pesa statement shows it, in any case, with spaces or a dash', () => {
+    for (const typed of ['AFK785AQ', 'afk785aq', 'AFK7 85AQ', 'AFK7-85AQ']) {
+      expect(orderProblem(typed), typed).toBeNull();
+      expect(orderReference(typed), typed).toEqual({ orderNumber: 'AFK785AQ' });
+    }
+    // 0, O, 1 and I are never in an order number.
+    expect(orderProblem('AFK785A0')).toMatch(/^Not an order number or id/);
   });
 
   it('checks a manual entry with the server’s rules before sending it', () => {
@@ -235,7 +245,7 @@ describe('PaymentListScreen', () => {
     renderAt('/admin/payments?status=unmatched');
     const card = within(await screen.findByRole('article', { name: 'SKL4A7K2QB' }));
     fireEvent.click(card.getByRole('button', { name: 'Assign to order' }));
-    const field = card.getByLabelText('Order ID');
+    const field = card.getByLabelText('Order ID or number');
 
     fireEvent.change(field, { target: { value: '0b6f7c1e' } });
     fireEvent.click(card.getByRole('button', { name: 'Assign' }));
@@ -254,6 +264,20 @@ describe('PaymentListScreen', () => {
     expect(post?.body).toEqual({ orderId: ORDER });
   });
 
+  it('assigns an unmatched payment by the order number on the M-Pesa statement', async () => {
+    renderAt('/admin/payments?status=unmatched');
+    const card = within(await screen.findByRole('article', { name: 'SKL4A7K2QB' }));
+    answer = (call) =>
+      call.method === 'POST'
+        ? { status: 200, body: payment({ _id: 'p2', orderId: ORDER, status: 'credited', exception: null }) }
+        : { status: 200, body: { payments: LEDGER, page: 1, pages: 1 } };
+    fireEvent.click(card.getByRole('button', { name: 'Assign to order' }));
+    fireEvent.change(card.getByLabelText('Order ID or number'), { target: { value: ' afk7 85aq ' } });
+    fireEvent.click(card.getByRole('button', { name: 'Assign' }));
+    await waitFor(() => expect(calls.some((c) => c.method === 'POST')).toBe(true));
+    expect(calls.find((c) => c.method === 'POST')?.body).toEqual({ orderNumber: 'AFK785AQ' });
+  });
+
   it('shows the server’s msg when an assignment is refused', async () => {
     renderAt('/admin/payments');
     const card = within(await screen.findByRole('article', { name: 'SKL4A7K2QB' }));
@@ -262,7 +286,7 @@ describe('PaymentListScreen', () => {
         ? { status: 404, body: { errors: [{ msg: 'Order not found' }] } }
         : { status: 200, body: { payments: LEDGER, page: 1, pages: 1 } };
     fireEvent.click(card.getByRole('button', { name: 'Assign to order' }));
-    fireEvent.change(card.getByLabelText('Order ID'), { target: { value: ORDER } });
+    fireEvent.change(card.getByLabelText('Order ID or number'), { target: { value: ORDER } });
     fireEvent.click(card.getByRole('button', { name: 'Assign' }));
     expect(await card.findByText('Order not found')).toBeTruthy();
   });
@@ -377,7 +401,7 @@ describe('PaymentListScreen', () => {
       call.method === 'POST'
         ? { status: 201, body: payment({ _id: 'p9', source: 'manual' }) }
         : { status: 200, body: { payments: LEDGER, page: 1, pages: 1 } };
-    fireEvent.change(form.getByLabelText('Order ID'), { target: { value: ORDER } });
+    fireEvent.change(form.getByLabelText('Order ID or number'), { target: { value: ORDER } });
     fireEvent.change(form.getByLabelText('M-Pesa receipt'), { target: { value: 'skl4a7k2qz' } });
     fireEvent.change(form.getByLabelText('Amount (Ksh)'), { target: { value: '502' } });
     fireEvent.change(form.getByLabelText('Phone (optional)'), { target: { value: '0708374149' } });

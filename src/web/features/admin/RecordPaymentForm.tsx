@@ -5,11 +5,16 @@ import Col from 'react-bootstrap/Col';
 import Form from 'react-bootstrap/Form';
 import Row from 'react-bootstrap/Row';
 import Spinner from 'react-bootstrap/Spinner';
-import type { ManualPaymentBody } from '../../../shared/schemas/payments';
 import FormField from '../../components/form/FormField';
 import { fieldMessages, useZodForm } from '../../components/form/useZodForm';
 import { errorMessages } from '../../lib/errors';
-import { type ManualPaymentFields, manualPaymentForm, ORDER_ID_HINT } from '../../lib/paymentForms';
+import {
+  type ManualPaymentEntry,
+  type ManualPaymentFields,
+  manualPaymentForm,
+  ORDER_HINT,
+  orderReference,
+} from '../../lib/paymentForms';
 import { useRecordPaymentMutation } from '../../lib/paymentsApi';
 import { toastError, toastErrors, toastSuccess } from '../../lib/toast';
 
@@ -21,8 +26,10 @@ function serverErrors(error: unknown): { fields: Partial<Record<keyof ManualPaym
   const fields: Partial<Record<keyof ManualPaymentFields, string>> = {};
   const general: string[] = [];
   const known = ['orderId', 'receipt', 'amount', 'phone'] as const;
+  // The server names an order number's problem by its own field; the form has one order field.
+  const fieldOf = (path: string | undefined) => (path === 'orderNumber' ? 'orderId' : path);
   for (const e of Array.isArray(data?.errors) ? data.errors : []) {
-    const field = known.find((k) => k === e.path);
+    const field = known.find((k) => k === fieldOf(e.path));
     if (field && typeof e.msg === 'string' && !fields[field]) fields[field] = e.msg;
     else if (typeof e.msg === 'string') general.push(e.msg);
   }
@@ -35,17 +42,17 @@ function serverErrors(error: unknown): { fields: Partial<Record<keyof ManualPaym
  * keeps it like any other, and the order is settled if the amount covers what is due.
  */
 export default function RecordPaymentForm() {
-  const form = useZodForm<ManualPaymentFields, ManualPaymentBody>(manualPaymentForm, EMPTY);
+  const form = useZodForm<ManualPaymentFields, ManualPaymentEntry>(manualPaymentForm, EMPTY);
   const [general, setGeneral] = useState<string[]>([]);
   const [record, { isLoading }] = useRecordPaymentMutation();
   const rules = manualPaymentForm.shape;
 
   const submit = form.handleSubmit(
-    async (body) => {
+    async ({ orderId, ...entry }) => {
       setGeneral([]);
       try {
-        const payment = await record(body).unwrap();
-        toastSuccess(`M-Pesa payment ${payment.receipt ?? body.receipt} recorded`);
+        const payment = await record({ ...entry, ...orderReference(orderId) }).unwrap();
+        toastSuccess(`M-Pesa payment ${payment.receipt ?? entry.receipt} recorded`);
         form.reset(EMPTY);
       } catch (err) {
         const found = serverErrors(err);
@@ -84,10 +91,10 @@ export default function RecordPaymentForm() {
                 {...box}
                 name="orderId"
                 id="record-payment-orderId"
-                label="Order ID"
+                label="Order ID or number"
                 schema={rules.orderId}
                 spellCheck={false}
-                hint={ORDER_ID_HINT}
+                hint={ORDER_HINT}
               />
             </Col>
             <Col xs={12} sm={6} lg={3}>
