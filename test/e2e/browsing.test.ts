@@ -15,7 +15,7 @@ import {
 
 /**
  * Browsing on a 360 × 740 phone: a category from the bar, sorted by price, narrowed to a price
- * range, paged with its filters kept, and the header's search still working.
+ * range, paged with its filters kept, and the header's search kept to the category until All.
  */
 
 const LAMPS = 'Lamps';
@@ -123,21 +123,36 @@ describe('browsing by category, sort and price on a phone', () => {
     await page.waitForURL((url) => url.pathname === `/category/${LAMPS}` && url.search === '');
     await expect.poll(() => page.locator('.product-card').count()).toBe(12);
 
-    // The header's search still goes to /search/{keyword}; the sort works there too.
+    // The header's search, from a category page, searches in that category; the sort works there too.
     await page.getByPlaceholder('Search Product...').fill('desk lamp');
     await page.getByPlaceholder('Search Product...').press('Enter');
-    await page.waitForURL('**/search/desk%20lamp');
+    await page.waitForURL((url) => url.pathname === '/search/desk%20lamp' && url.search === `?category=${LAMPS}`);
     await expect.poll(() => page.getByRole('link', { name: 'Go Back' }).isVisible()).toBe(true);
+    await expect.poll(() => page.getByText(`Results for “desk lamp”: ${LAMPS} · 14 products`).isVisible()).toBe(true);
+    expect(await bar.getByRole('link', { name: `${LAMPS} 14 products` }).getAttribute('aria-current')).toBe('page');
     expect(await page.getByLabel('Sort by').inputValue()).toBe('');
     await page.getByLabel('Sort by').selectOption({ label: 'Price: high to low' });
-    await page.waitForURL('**/search/desk%20lamp?sort=price_desc');
-    // The search finds the lamps (and the demo's solar lamp, a close spelling): dearest first.
+    await page.waitForURL((url) => url.search === `?category=${LAMPS}&sort=price_desc`);
     // Polled whole: until the new answer arrives, the best-match cards are still on screen.
-    const dearestFirst = async () => {
+    const dearestFirst = (dearest: number) => async () => {
       const found = await pricesOnScreen(page);
-      return found.length === 12 && found.includes(1400) && found.every((price, i) => i === 0 || found[i - 1]! >= price);
+      return found.length === 12 && found[0] === dearest && found.every((price, i) => i === 0 || found[i - 1]! >= price);
     };
-    await expect.poll(dearestFirst).toBe(true);
+    // Only the desk lamps: the dearest is 1,400.
+    await expect.poll(dearestFirst(1400)).toBe(true);
+    await screenshots(page, 'browse-search-in-category');
+
+    // Searching all categories keeps the sort: the demo's solar lamp (a close spelling, Ksh 2,950) now comes first.
+    await page.getByRole('link', { name: 'Search all categories' }).click();
+    await page.waitForURL((url) => url.pathname === '/search/desk%20lamp' && url.search === '?sort=price_desc');
+    await expect.poll(dearestFirst(2950)).toBe(true);
+    expect(await page.getByRole('link', { name: 'Search all categories' }).count()).toBe(0);
+
+    // Nothing in the category: it says so, with the way to every category.
+    await page.goto(`/search/kettle?category=${LAMPS}`);
+    await expect.poll(() => page.getByText(`No products in “${LAMPS}” match “kettle”.`).isVisible()).toBe(true);
+    await page.getByRole('link', { name: 'Search every category' }).click();
+    await page.waitForURL((url) => url.pathname === '/search/kettle' && url.search === '');
     expect(problems).toEqual([]);
   }, 180_000);
 

@@ -45,6 +45,12 @@ describe('category and filter links', () => {
 
   it('writes only the filters given, and reads back what it wrote', () => {
     expect(listingQuery({})).toBe('');
+    // A search's category comes first, and reads back as it was.
+    const inCategory = listingQuery({ category: 'TV & Audio', sort: 'rating' });
+    expect(inCategory).toBe('?category=TV+%26+Audio&sort=rating');
+    expect(filtersFromQuery(new URLSearchParams(inCategory))).toEqual({ category: 'TV & Audio', sort: 'rating' });
+    expect(filtersFromQuery(new URLSearchParams(`category=${'x'.repeat(101)}`))).toEqual({});
+    expect(filtersFromQuery(new URLSearchParams('category=%20%20'))).toEqual({});
     const query = listingQuery({ sort: 'price_desc', minPrice: 250.5, maxPrice: 4000 });
     expect(query).toBe('?sort=price_desc&minPrice=250.5&maxPrice=4000');
     expect(filtersFromQuery(new URLSearchParams(query))).toEqual({ sort: 'price_desc', minPrice: 250.5, maxPrice: 4000 });

@@ -3,14 +3,17 @@ import { routePath } from '../../shared/routes';
 
 /** The listing's order and price range: query parameters, so a link or a reload keeps them. */
 export interface ListingFilters {
+  /** A search's category: a search narrows to one by the query, a category page names its own in the path. */
+  category?: string;
   sort?: ProductSort;
   minPrice?: number;
   maxPrice?: number;
 }
 
-/** `?sort=…&minPrice=…&maxPrice=…` of the filters given, or '' for none. */
+/** `?category=…&sort=…&minPrice=…&maxPrice=…` of the filters given, or '' for none. */
 export function listingQuery(filters: ListingFilters): string {
   const query = new URLSearchParams();
+  if (filters.category) query.set('category', filters.category);
   if (filters.sort) query.set('sort', filters.sort);
   if (filters.minPrice !== undefined) query.set('minPrice', String(filters.minPrice));
   if (filters.maxPrice !== undefined) query.set('maxPrice', String(filters.maxPrice));

@@ -1,12 +1,17 @@
 import { type FormEvent, useEffect, useState } from 'react';
-import { useNavigate, useParams } from 'react-router';
+import { useNavigate, useParams, useSearchParams } from 'react-router';
 import { SearchIcon } from '../../components/icons';
-import { paths } from '../../config/paths';
+import { listingQuery, paths } from '../../config/paths';
 
-/** The navigation bar's search: a blank or whitespace keyword goes home (docs/product-rules.md). */
+/**
+ * The navigation bar's search: a blank or whitespace keyword goes home (docs/product-rules.md).
+ * Searching from a category page, or from a search in a category, searches in that category.
+ */
 export default function SearchBox() {
   const navigate = useNavigate();
-  const { keyword: current } = useParams();
+  const { keyword: current, category: pageCategory } = useParams();
+  const [query] = useSearchParams();
+  const category = pageCategory ?? (current ? query.get('category') : null) ?? '';
   const [keyword, setKeyword] = useState(current ?? '');
   // Follow the address: the box shows the current search, and empties when the shopper leaves it.
   useEffect(() => setKeyword(current ?? ''), [current]);
@@ -14,7 +19,7 @@ export default function SearchBox() {
   function submit(event: FormEvent) {
     event.preventDefault();
     const trimmed = keyword.trim();
-    navigate(trimmed ? paths.search(trimmed) : paths.home);
+    navigate(trimmed ? paths.search(trimmed) + listingQuery({ ...(category && { category }) }) : paths.home);
   }
 
   return (

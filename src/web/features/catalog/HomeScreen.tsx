@@ -40,17 +40,22 @@ export default function HomeScreen() {
   const navigate = useNavigate();
   const pageNumber = pageFromParam(params.pageNumber);
   const keyword = params.keyword?.trim() ?? '';
-  const category = params.category?.trim() ?? '';
-  const filters = filtersFromQuery(new URLSearchParams(location.search));
+  const { category: searchCategory = '', ...filters } = filtersFromQuery(new URLSearchParams(location.search));
+  // A category page names its category in its path; a search started there keeps it as ?category=.
+  const category = keyword ? searchCategory : (params.category?.trim() ?? '');
   const query = listingQuery(filters);
   const filtered = query !== '';
   const { data: categories } = useGetCategoriesQuery();
   // The name as the shop spells it (the address may differ in case).
   const categoryName = categories?.find((c) => c.name.toLowerCase() === category.toLowerCase())?.name ?? category;
 
-  /** The address of page n of this list, with its filters. */
+  /** The address of page n of this list, with its filters (a search keeps its category). */
   const pageLink = (n: number, pageFilters: ListingFilters = filters) =>
-    (keyword ? paths.search(keyword, n) : category ? paths.category(categoryName, n) : paths.page(n)) + listingQuery(pageFilters);
+    keyword
+      ? paths.search(keyword, n) + listingQuery({ ...(category && { category: categoryName }), ...pageFilters })
+      : (category ? paths.category(categoryName, n) : paths.page(n)) + listingQuery(pageFilters);
+  /** A search in a category, widened to every category. */
+  const everywhere = paths.search(keyword) + query;
 
   // currentData is only this page's result: while another page loads, the spinner shows instead of the old page.
   // Filters not given stay out of the argument (see api.ts).
@@ -94,6 +99,12 @@ export default function HomeScreen() {
         <p className="text-body-secondary mb-1" aria-live="polite">
           {keyword ? `Results for “${keyword}”: ` : ''}
           {[category ? categoryName : undefined, range, productsLabel(data.count, data.countCapped)].filter(Boolean).join(' · ')}
+          {keyword && category && (
+            <>
+              {' '}
+              <Link to={everywhere}>Search all categories</Link>
+            </>
+          )}
         </p>
       )}
       <ListingControls
@@ -112,6 +123,7 @@ export default function HomeScreen() {
           <EmptyListing
             keyword={keyword}
             category={category ? categoryName : ''}
+            everywhere={everywhere}
             filtered={filtered}
             firstPage={pageLink(1)}
             unfiltered={pageLink(1, {})}
@@ -139,12 +151,14 @@ export default function HomeScreen() {
 function EmptyListing(props: {
   keyword: string;
   category: string;
+  /** The same search in every category. */
+  everywhere: string;
   filtered: boolean;
   firstPage: string;
   unfiltered: string;
   beyondLastPage: boolean;
 }) {
-  const { keyword, category, filtered, firstPage, unfiltered, beyondLastPage } = props;
+  const { keyword, category, everywhere, filtered, firstPage, unfiltered, beyondLastPage } = props;
   if (beyondLastPage) {
     return (
       <Message>
@@ -163,6 +177,20 @@ function EmptyListing(props: {
           Try another price range.{' '}
           <Link to={unfiltered} className="alert-link">
             Clear filters
+          </Link>
+        </p>
+      </Message>
+    );
+  }
+  if (keyword && category) {
+    return (
+      <Message>
+        <p className="fw-semibold mb-1">
+          No products in “{category}” match “{keyword}”.
+        </p>
+        <p className="mb-0">
+          <Link to={everywhere} className="alert-link">
+            Search every category
           </Link>
         </p>
       </Message>

@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import { PRODUCT_SORTS, type ProductSort } from '../../../shared/constants';
+import { CATEGORY_MAX_LENGTH, PRODUCT_SORTS, type ProductSort } from '../../../shared/constants';
 import type { ListingFilters } from '../../config/paths';
 
 const SORT_LABELS: Record<ProductSort, string> = {
@@ -20,7 +20,9 @@ export function filtersFromQuery(query: URLSearchParams): ListingFilters {
   let minPrice = price('minPrice');
   let maxPrice = price('maxPrice');
   if (minPrice !== undefined && maxPrice !== undefined && minPrice > maxPrice) [minPrice, maxPrice] = [maxPrice, minPrice];
+  const category = query.get('category')?.trim();
   return {
+    ...(category && category.length <= CATEGORY_MAX_LENGTH && { category }),
     ...(PRODUCT_SORTS.includes(sort as ProductSort) && { sort: sort as ProductSort }),
     ...(minPrice !== undefined && { minPrice }),
     ...(maxPrice !== undefined && { maxPrice }),
