@@ -91,6 +91,17 @@ async function loadOrder(db: Queryable, id: string): Promise<Order | undefined> 
   return order;
 }
 
+/**
+ * The order a typed number names (the Paybill account number of a payment, or what an admin
+ * reads off the M-Pesa statement), ignoring case, spaces and dashes.
+ */
+export async function orderWithNumber(db: Queryable, typed: string): Promise<{ id: string } | undefined> {
+  const number = normaliseOrderNumber(typed);
+  if (!number) return undefined;
+  const [order] = await db.select({ id: orders.id }).from(orders).where(eq(orders.number, number));
+  return order;
+}
+
 /** An order as the API answers it; 404 when there is none. */
 export async function loadExistingOrder(db: Queryable, id: string): Promise<Order> {
   const order = await loadOrder(db, id);

@@ -1,7 +1,4 @@
-import { eq } from 'drizzle-orm';
-import { normaliseOrderNumber } from '../../shared/order-number.js';
-import type { Queryable } from '../db/client.js';
-import { orders } from '../db/schema.js';
+import { orderWithNumber } from '../domain/orders.js';
 import { recordPayment } from '../domain/payments/ledger.js';
 import { amountOf, isRecord, nonEmptyString, parseDarajaDate } from './daraja-callback.js';
 import { finishCallback, type PaymentDeps, storeCallback } from './payments.js';
@@ -51,14 +48,6 @@ export function parseC2bBody(body: string): C2bPayment | null {
   };
 }
 
-/** The order an account number names, ignoring case, spaces and dashes. */
-export async function orderForAccount(db: Queryable, accountNumber: string): Promise<{ id: string } | undefined> {
-  const number = normaliseOrderNumber(accountNumber);
-  if (!number) return undefined;
-  const [order] = await db.select({ id: orders.id }).from(orders).where(eq(orders.number, number));
-  return order;
-}
-
 /** Daraja's answers to a validation request (a string ResultCode, as documented). */
 export const C2B_ACCEPT = { ResultCode: '0', ResultDesc: 'Accepted' } as const;
 /** C2B00012: "invalid account number", which M-Pesa tells the shopper by SMS. */
@@ -76,7 +65,7 @@ export async function validateC2b(
   // Not understood: let it through; the confirmation that follows is kept and sorted out.
   if (!payment) return C2B_ACCEPT;
   if ('till' in deps.lipaNaMpesa && payment.accountNumber.trim() === '') return C2B_ACCEPT;
-  return (await orderForAccount(deps.db, payment.accountNumber)) ? C2B_ACCEPT : C2B_REJECT_ACCOUNT;
+  return (await orderWithNumber(deps.db, payment.accountNumber)) ? C2B_ACCEPT : C2B_REJECT_ACCOUNT;
 }
 
 /** Records a stored confirmation in the ledger; returns what became of it. */
@@ -87,7 +76,7 @@ export async function processC2bConfirmation(deps: PaymentDeps, stored: { id: st
       deps.log.warn({ callbackId: stored.id }, 'C2B confirmation without a receipt or amount kept, not acted on');
       return 'not_c2b_payment';
     }
-    const order = await orderForAccount(tx, payment.accountNumber);
+    const order = await orderWithNumber(tx, payment.accountNumber);
     const recorded = await recordPayment(
       tx,
       deps,

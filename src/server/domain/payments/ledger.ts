@@ -16,7 +16,7 @@ import { mpesaPayments, mpesaRefunds, orders } from '../../db/schema.js';
 import { AppError, badRequest, conflict, notFound } from '../../errors.js';
 import type { Notifications } from '../../mail/notifications.js';
 import { countPaymentException } from '../../metrics.js';
-import { loadExistingOrder } from '../orders.js';
+import { loadExistingOrder, orderWithNumber } from '../orders.js';
 
 /**
  * The M-Pesa ledger's rules, in one place. Every payment the shop learns of, from whatever
@@ -416,9 +416,13 @@ export type OrderReference = AssignPaymentBody;
 
 /** The id of the order an admin named; 404 when there is none. */
 async function namedOrderId(tx: Queryable, named: OrderReference): Promise<string> {
-  const where = named.orderId !== undefined ? eq(orders.id, named.orderId) : eq(orders.number, named.orderNumber ?? '');
-  const [order] = await tx.select({ id: orders.id }).from(orders).where(where);
-  if (!order) throw notFound(named.orderId !== undefined ? 'Order not found' : `No order has the number ${named.orderNumber}`);
+  if (named.orderId === undefined) {
+    const order = await orderWithNumber(tx, named.orderNumber ?? '');
+    if (!order) throw notFound(`No order has the number ${named.orderNumber}`);
+    return order.id;
+  }
+  const [order] = await tx.select({ id: orders.id }).from(orders).where(eq(orders.id, named.orderId));
+  if (!order) throw notFound('Order not found');
   return order.id;
 }
 
