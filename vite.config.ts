@@ -3,7 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import react from '@vitejs/plugin-react';
-import { defineConfig, type Plugin } from 'vite';
+import { type ConfigEnv, defineConfig, type Plugin, type UserConfig } from 'vite';
 import { ROUTES } from './src/shared/routes.ts';
 import { preloadModules } from './src/web/app/screens.ts';
 
@@ -13,6 +13,9 @@ const server = 'http://localhost:3000';
 
 const gzip = promisify(zlib.gzip);
 const brotli = promisify(zlib.brotliCompress);
+
+/** The browser's build (not the server renderer's, `--ssr`): only it is sent to browsers. */
+const clientBuild = (_config: UserConfig, env: ConfigEnv) => env.command === 'build' && !env.isSsrBuild;
 
 /** Files worth compressing: text, and big enough that the encoding header costs less than it saves. */
 const COMPRESSIBLE = /\.(js|css|html|svg|json|txt)$/;
@@ -27,7 +30,7 @@ function precompress(): Plugin {
   let outDir = '';
   return {
     name: 'duka-precompress',
-    apply: 'build',
+    apply: clientBuild,
     configResolved(config) {
       outDir = path.resolve(config.root, config.build.outDir);
     },
@@ -65,14 +68,14 @@ function precompress(): Plugin {
 function routeModules(): Plugin {
   return {
     name: 'duka-route-modules',
-    apply: 'build',
+    apply: clientBuild,
     generateBundle() {
       this.emitFile({ type: 'asset', fileName: '.vite/routes.json', source: JSON.stringify(preloadModules(ROUTES)) });
     },
   };
 }
 
-export default defineConfig({
+export default defineConfig(({ isSsrBuild }) => ({
   root: 'src/web',
   plugins: [react(), precompress(), routeModules()],
   resolve: {
@@ -90,15 +93,25 @@ export default defineConfig({
       },
     },
   },
-  build: {
-    outDir: '../../dist/web',
-    emptyOutDir: true,
-    sourcemap: true,
-    // Which files each screen needs: the server names them in a page's head so they download
-    // with the app's code, not after it (src/server/plugins/web.ts).
-    manifest: true,
-  },
+  build: isSsrBuild
+    ? {
+        // The server's renderer of first screens (src/web/entry-server.tsx), beside the browser's
+        // build it matches and replaced with it; never sent to browsers (src/server/plugins/web.ts).
+        outDir: '../../dist/web/.ssr',
+        emptyOutDir: true,
+        copyPublicDir: false,
+      }
+    : {
+        outDir: '../../dist/web',
+        emptyOutDir: true,
+        sourcemap: true,
+        // Which files each screen needs: the server names them in a page's head so they download
+        // with the app's code, not after it (src/server/plugins/web.ts).
+        manifest: true,
+      },
+  // One file with every dependency in it, so the server loads the renderer with a plain import.
+  ssr: { noExternal: true },
   server: {
     proxy: { '/api': server, '/images': server, '/uploads': server },
   },
-});
+}));

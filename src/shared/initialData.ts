@@ -16,3 +16,9 @@ export interface InitialData {
 
 /** The id of the <template> whose text is a page's InitialData as JSON. */
 export const INITIAL_DATA_ID = 'duka-initial-data';
+
+/**
+ * The server's renderer of first screens (src/web/entry-server.tsx, built by `vite build --ssr`):
+ * the HTML inside #root of the page at `pathname`, with its data, as a new visitor sees it.
+ */
+export type RenderFirstScreen = (pathname: string, data: InitialData) => Promise<string>;

@@ -183,3 +183,52 @@ describe('browsing by category, sort and price on a phone', () => {
     expect(problems).toEqual([]);
   });
 });
+
+describe('the first screen, drawn by the server', () => {
+  it('shows the home page and a product page before any JavaScript runs', async () => {
+    const context = await browser.newContext({ baseURL: shop.url, viewport: ADMIN_PHONE, javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto('/');
+    expect(await page.getByRole('heading', { name: 'Latest Products', level: 1 }).isVisible()).toBe(true);
+    const card = page.locator('.product-card').first();
+    const name = (await card.locator('.product-card-name').innerText()).trim();
+    expect(name.length).toBeGreaterThan(0);
+    // Its link is a real address: the product page arrives drawn too.
+    await card.locator('a.stretched-link').click();
+    await page.waitForURL(/\/products\//);
+    expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe(name);
+    expect(await page.getByRole('button', { name: 'Add To Cart' }).isVisible()).toBe(true);
+    await context.close();
+  });
+
+  it("is taken over by the app as it is, not drawn again, and then works: a new visitor's cart", async () => {
+    const { page, problems, context } = await newVisitor(browser, shop, ADMIN_PHONE);
+    // The heading as parsed from the server's HTML, before the app's code runs.
+    await page.addInitScript(() => {
+      document.addEventListener('readystatechange', () => {
+        if (document.readyState === 'interactive') {
+          (window as unknown as { drawnHeading: Element | null }).drawnHeading = document.querySelector('main h1');
+        }
+      });
+    });
+    // In stock (the lamps' stock runs 0, 1, 2, 3, …).
+    const lamp = lamps[1] as Product;
+    await page.goto(`/products/${lamp._id}`);
+    // The app sets the title once it has rendered (the server's HTML keeps the build's own).
+    await page.waitForFunction((name) => document.title.startsWith(name), lamp.name);
+    const sameHeading = await page.evaluate(() => {
+      const drawn = (window as unknown as { drawnHeading: Element | null }).drawnHeading;
+      return drawn?.isConnected && drawn === document.querySelector('main h1');
+    });
+    expect(sameHeading).toBe(true);
+    // Taken over, it works: the cart (a screen the browser draws) gets the lamp.
+    await page.getByRole('button', { name: 'Add To Cart' }).click();
+    await page.waitForURL('**/cart');
+    await expect.poll(() => page.getByRole('link', { name: lamp.name }).first().isVisible()).toBe(true);
+    // Back home with a cart: the page is drawn by the app over the server's, with no mismatch.
+    await page.goto('/');
+    await expect.poll(() => page.locator('.header-cart .badge').innerText()).toBe('1');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});

@@ -4,6 +4,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webDistDir } from '../../src/server/paths.js';
+import { formatKsh } from '../../src/shared/money.js';
 import { createProduct } from '../support/fixtures.js';
 import type { TestShop } from '../support/shop.js';
 import { startWebShop } from './support/browser.js';
@@ -32,13 +33,22 @@ function entryAssets(): { script: string; style: string } {
   return { script, style };
 }
 
+/** Text as React writes it into HTML. */
+const escapeHtml = (text: string) =>
+  text
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#x27;');
+
 const onDisk = (asset: string) => fs.readFileSync(path.join(webDistDir, asset));
 
-async function get(url: string, acceptEncoding: string) {
+async function get(url: string, acceptEncoding: string, headers: Record<string, string> = {}) {
   // undici's fetch would decode the body itself; the raw bytes show what went over the wire.
   return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>(
     (resolve, reject) => {
-      const req = request(new URL(url, shop.url), { headers: { 'accept-encoding': acceptEncoding } }, (res) => {
+      const req = request(new URL(url, shop.url), { headers: { 'accept-encoding': acceptEncoding, ...headers } }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
@@ -115,6 +125,22 @@ describe('the built app on the wire', () => {
     expect(html).toContain(`<link rel="preload" as="image" href="${first}?w=640" imagesrcset="${first}?w=320 320w`);
   });
 
+  /** What the page carries inside #root: the first screen the server drew, or nothing. */
+  const rootOf = (html: string) => /<div id="root">([\s\S]*)<\/div>\s*<\/body>/.exec(html)?.[1] ?? '';
+
+  it('draws the home page for a new visitor: its heading and first products are in the HTML', async () => {
+    const listing = await shop.client().get<{ products: { name: string; price: number }[] }>('/api/products');
+    const html = rootOf((await get('/', 'identity')).body.toString('utf8'));
+    expect(html).toMatch(/<h1[^>]*>Latest Products<\/h1>/);
+    for (const product of listing.body.products.slice(0, 4)) expect(html).toContain(escapeHtml(product.name));
+    expect(html).toContain('Sign In');
+    // A signed-in visitor sees their own header, and a query its own listing: the browser draws those.
+    expect(rootOf((await get('/', 'identity', { cookie: 'duka_session=anything' })).body.toString('utf8'))).toBe('');
+    expect(rootOf((await get('/?sort=price-asc', 'identity')).body.toString('utf8'))).toBe('');
+    // Pages the server has no data for are drawn in the browser.
+    expect(rootOf((await get('/cart', 'identity')).body.toString('utf8'))).toBe('');
+  });
+
   it("names a product page's screen code and data, and keeps a hostile product name inert", async () => {
     const admin = await shop.admin();
     const hostile = '</template><script>window.__xss=1</script><img src=x onerror=alert(1)>';
@@ -125,9 +151,12 @@ describe('the built app on the wire', () => {
     expect((pageData(html) as { product: { name: string } }).product.name).toBe(hostile);
     // The product screen's chunk is named in the head, so it downloads with the app's code.
     expect(html).toMatch(/<link rel="modulepreload" crossorigin href="\/assets\/ProductScreen-[\w-]+\.js">/);
-    // An unknown product: the page still works, with nothing to carry.
+    // Drawn too, with the name as text: React escapes it.
+    expect(rootOf(html)).toContain(`<h1 class="h3">${escapeHtml(hostile)}</h1>`);
+    // An unknown product: the page still works, with nothing to carry and nothing drawn.
     const missing = (await get('/products/00000000-0000-4000-8000-000000000000', 'identity')).body.toString('utf8');
     expect(missing).not.toContain('duka-initial-data');
+    expect(rootOf(missing)).toBe('');
   });
 
   it('sends a page in every encoding with the same content, and a new page at once when its data changes', async () => {
@@ -153,10 +182,16 @@ describe('the built app on the wire', () => {
     const after = await decoded('br');
     expect(after.etag).not.toBe(br.etag);
     expect((pageData(after.html) as { product: { price: number } }).product.price).toBe(654);
+    // The drawn screen changes with its data: never a stale price.
+    expect(rootOf(br.html)).toContain(formatKsh(321));
+    expect(rootOf(after.html)).toContain(formatKsh(654));
+    expect(rootOf(after.html)).not.toContain(formatKsh(321));
   });
 
-  it('keeps the build manifest to the server', async () => {
+  it('keeps the build manifest and the first-screen renderer to the server', async () => {
     const res = await get('/.vite/manifest.json', 'identity');
     expect(res.body.toString('utf8')).not.toContain('"isEntry"');
+    const renderer = await get('/.ssr/entry-server.js', 'identity');
+    expect(renderer.body.toString('utf8')).not.toContain('renderFirstScreen');
   });
 });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import fastifyStatic from '@fastify/static';
@@ -8,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { LRUCache } from 'lru-cache';
 import { imageSrcSet, imageUrl, isShopImage } from '../../shared/images.js';
-import { INITIAL_DATA_ID, type InitialData } from '../../shared/initialData.js';
+import { INITIAL_DATA_ID, type InitialData, type RenderFirstScreen } from '../../shared/initialData.js';
 import { CARD_PHOTO_SIZES, DETAIL_PHOTO_SIZES, SLIDE_PHOTO_SIZES } from '../../shared/photoSizes.js';
 import { matchRoute, ROUTES, type RouteId } from '../../shared/routes.js';
 import { idParams } from '../../shared/schemas/common.js';
@@ -17,6 +18,7 @@ import type { CatalogAnswers } from '../cache/catalog-answers.js';
 import type { CachedAnswer } from '../cache/catalog-cache.js';
 import { AppError } from '../errors.js';
 import { isNotModified, sendConditional } from '../http/conditional.js';
+import { SESSION_COOKIE } from './sessions.js';
 
 /** Paths that are never pages of the app: a miss there is a real 404, not the app's index. */
 const NOT_PAGES = /^\/(api|images|uploads|assets)(\/|$)/;
@@ -62,6 +64,27 @@ interface RenderedPage {
   encoded: Map<PageEncoding, Promise<Buffer>>;
 }
 
+const pageOf = (html: string): RenderedPage => ({
+  html,
+  hash: createHash('sha1').update(html).digest('base64url'),
+  encoded: new Map(),
+});
+
+/**
+ * What a page embeds: the key it is cached under (the build, the screen, and the ETags of the
+ * catalogue answers it carries, so it changes exactly when they do), how to make its head, and
+ * the data its first screen shows, on the pages the server draws.
+ */
+interface PagePlan {
+  pathname: string;
+  key: string;
+  head: (data: InitialData) => string;
+  data?: () => InitialData;
+}
+
+/** The app's mount point in index.html, where a drawn first screen goes. */
+const EMPTY_ROOT = '<div id="root"></div>';
+
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
 /** Compressed once per page and version, so a slower, smaller setting pays. */
@@ -97,8 +120,8 @@ export default fp(
         prefix: '/',
         wildcard: false,
         index: false,
-        // The build's manifest is for this server (screenFiles), not for browsers.
-        allowedPath: (pathname) => !pathname.startsWith('/.vite/'),
+        // The build's manifest and the first-screen renderer are for this server, not for browsers.
+        allowedPath: (pathname) => !pathname.startsWith('/.vite/') && !pathname.startsWith('/.ssr/'),
         // The build writes a .br and a .gz beside each text file (vite.config.ts): send the
         // smallest one the browser accepts, with no compression work per request.
         preCompressed: true,
@@ -114,6 +137,14 @@ export default fp(
     } else {
       app.log.warn({ webDir: opts.webDir }, 'the web app is not built (npm run build); only the API is served');
     }
+
+    // The first-screen renderer built beside the app (vite build --ssr), if it was built.
+    const rendererFile = path.join(opts.webDir, '.ssr', 'entry-server.js');
+    const renderer: RenderFirstScreen | undefined =
+      built && fs.existsSync(rendererFile)
+        ? ((await import(pathToFileURL(rendererFile).href)) as { renderFirstScreen: RenderFirstScreen }).renderFirstScreen
+        : undefined;
+    if (built && !renderer) app.log.warn({ rendererFile }, 'no first-screen renderer: pages are drawn in the browser only');
 
     // index.html, read again only when a new build replaces it. Looked at no more than once a
     // second, not on every request: a deploy that rebuilds in place shows within a second.
@@ -180,11 +211,7 @@ export default fp(
 
     const parse = <T>(cached: CachedAnswer) => JSON.parse(cached.body) as T;
 
-    /**
-     * What a page embeds: the key it is cached under (the build, the screen, and the ETags of the
-     * catalogue answers it carries, so it changes exactly when they do) and how to make its head.
-     */
-    async function pagePlan(pathname: string): Promise<{ key: string; head: () => string }> {
+    async function pagePlan(pathname: string): Promise<PagePlan> {
       const build = `${indexHtml().length}:${page.mtimeMs}:${manifest.mtimeMs}`;
       const route = matchRoute(pathname);
       const files = () => screenFiles(route?.id);
@@ -194,39 +221,35 @@ export default fp(
           answer(() => opts.answers.top()),
           answer(() => opts.answers.categories()),
         ]);
+        const data = () => ({
+          products: products && parse<ProductPage>(products),
+          top: top && parse<Product[]>(top),
+          categories: categories && parse<CategoryCount[]>(categories),
+        });
         return {
+          pathname,
           key: `${build}|/|${products?.etag}|${top?.etag}|${categories?.etag}`,
-          head: () =>
-            files() +
-            homeData(
-              products && parse<ProductPage>(products),
-              top && parse<Product[]>(top),
-              categories && parse<CategoryCount[]>(categories),
-            ),
+          head: (shown) => files() + homeData(shown),
+          data,
         };
       }
       const id = route?.id === 'product' ? route.params.id : undefined;
       if (id && idParams.safeParse({ id }).success) {
         const product = await answer(() => opts.answers.detail(id));
+        if (!product) return { pathname, key: `${build}|product|${id}|none`, head: files };
         return {
-          key: `${build}|product|${id}|${product?.etag}`,
-          head: () => {
-            const detail = product && parse<ProductDetail>(product);
-            return (
-              files() + (detail ? photoPreload(detail.image, DETAIL_PHOTO_SIZES, true) + dataBlock({ product: detail }) : '')
-            );
-          },
+          pathname,
+          key: `${build}|product|${id}|${product.etag}`,
+          head: ({ product: detail }) =>
+            files() + (detail ? photoPreload(detail.image, DETAIL_PHOTO_SIZES, true) + dataBlock({ product: detail }) : ''),
+          data: () => ({ product: parse<ProductDetail>(product) }),
         };
       }
       const screen = route && ROUTES[route.id].preload ? route.id : 'none';
-      return { key: `${build}|screen|${screen}`, head: files };
+      return { pathname, key: `${build}|screen|${screen}`, head: files };
     }
 
-    function homeData(
-      products: ProductPage | undefined,
-      top: Product[] | undefined,
-      categories: CategoryCount[] | undefined,
-    ): string {
+    function homeData({ products, top, categories }: InitialData): string {
       const first = products?.products[0];
       const slide = top?.[0];
       return [
@@ -242,14 +265,37 @@ export default fp(
       sizeCalculation: (p) => p.html.length * 2,
     });
 
-    function render(plan: { key: string; head: () => string }): RenderedPage {
-      const kept = rendered.get(plan.key);
-      if (kept) return kept;
-      const head = plan.head();
-      const html = head ? indexHtml().replace('</head>', `${head}</head>`) : indexHtml();
-      const made: RenderedPage = { html, hash: createHash('sha1').update(html).digest('base64url'), encoded: new Map() };
-      rendered.set(plan.key, made);
+    /** Pages being made, by the same key: one render however many visitors ask at once. */
+    const making = new Map<string, Promise<RenderedPage>>();
+
+    /**
+     * The page of a plan, with its first screen drawn by the app's own renderer when there is
+     * one, the page has data to draw, and the visitor is new (`drawn`): a signed-in visitor's
+     * page differs, and the browser draws it (src/web/main.tsx).
+     */
+    function render(plan: PagePlan, drawn: boolean): Promise<RenderedPage> {
+      const draw = drawn && renderer !== undefined && plan.data !== undefined;
+      const key = `${plan.key}|${draw ? 'drawn' : 'bare'}`;
+      const kept = rendered.get(key);
+      if (kept) return Promise.resolve(kept);
+      let made = making.get(key);
+      if (!made) {
+        made = makePage(plan, draw).finally(() => making.delete(key));
+        making.set(key, made);
+        made.then((page) => rendered.set(key, page)).catch(() => undefined);
+      }
       return made;
+    }
+
+    async function makePage(plan: PagePlan, draw: boolean): Promise<RenderedPage> {
+      const data = plan.data?.() ?? {};
+      const head = plan.head(data);
+      let html = head ? indexHtml().replace('</head>', `${head}</head>`) : indexHtml();
+      if (draw && renderer) {
+        const screen = await renderer(plan.pathname, data);
+        html = html.replace(EMPTY_ROOT, `<div id="root">${screen}</div>`);
+      }
+      return pageOf(html);
     }
 
     function encodedBody(made: RenderedPage, encoding: PageEncoding): Promise<Buffer> {
@@ -266,12 +312,14 @@ export default fp(
     async function sendPage(request: FastifyRequest, reply: FastifyReply, pathname: string) {
       let made: RenderedPage;
       try {
-        made = render(await pagePlan(pathname));
+        // Drawn for a new visitor at the plain address: a query (a sort, a filter) changes what the
+        // screen shows, and a signed-in visitor sees their own header.
+        const newVisitor = !request.cookies[SESSION_COOKIE] && !request.url.includes('?');
+        made = await render(await pagePlan(pathname), newVisitor);
       } catch (error) {
         // The page works without its hints: the app asks the API itself.
         request.log.warn({ err: error }, 'could not prepare the page data');
-        const html = indexHtml();
-        made = { html, hash: createHash('sha1').update(html).digest('base64url'), encoded: new Map() };
+        made = pageOf(indexHtml());
       }
       reply.header('cache-control', 'no-cache').header('vary', 'accept-encoding').type('text/html; charset=utf-8');
       const accepts = String(request.headers['accept-encoding'] ?? '');

@@ -17,7 +17,7 @@ export interface Chunk {
 
 export function manifest(): Record<string, Chunk> {
   const file = path.join(webDistDir, '.vite', 'manifest.json');
-  if (!fs.existsSync(file)) throw new Error('dist/web is not built: npm test builds it first (vite build)');
+  if (!fs.existsSync(file)) throw new Error('dist/web is not built: npm test builds it first (npm run build:web)');
   return JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, Chunk>;
 }
 

@@ -17,9 +17,12 @@ const Toasts = lazy(() => import('./Toasts'));
  */
 export const PaymentBanner = preloadable(() => import('../../features/orders/PaymentBanner'));
 
+/** The server's render, and the browser's that takes it over, show no toasts. */
+const noToastsYet = () => false;
+
 /** Navigation bar, the current screen, footer; toasts top-right for 5 s (docs/product-rules.md, Constants). */
 export default function Layout() {
-  const showToasts = useSyncExternalStore(toastsWanted.subscribe, toastsWanted.get);
+  const showToasts = useSyncExternalStore(toastsWanted.subscribe, toastsWanted.get, noToastsYet);
   const followingPayment = useAppSelector((s) => s.followedPayment.payment !== null);
   return (
     <div className="d-flex flex-column min-vh-100">

@@ -1,0 +1,23 @@
+import { renderToString } from 'react-dom/server';
+import { StaticRouter } from 'react-router';
+import type { InitialData, RenderFirstScreen } from '../shared/initialData';
+import { App, seedFirstScreen } from './app/firstScreen';
+import { preloadScreen } from './app/router';
+import { makeStore } from './app/store';
+import { api } from './lib/api';
+
+/**
+ * The server's half of the first screen (src/server/plugins/web.ts): the HTML of the page at
+ * `pathname` with its data, as a new visitor sees it. Built by `vite build --ssr` into
+ * dist/web/.ssr/ and loaded by the server; the browser then takes this HTML over (main.tsx).
+ */
+export const renderFirstScreen: RenderFirstScreen = async (pathname: string, data: InitialData) => {
+  const store = makeStore();
+  await Promise.all([seedFirstScreen(store, data, pathname), preloadScreen(pathname)]);
+  const html = renderToString(
+    <App store={store} router={(routes) => <StaticRouter location={pathname}>{routes}</StaticRouter>} />,
+  );
+  // The store is dropped with this render; its API cache's timers go with it.
+  store.dispatch(api.util.resetApiState());
+  return html;
+};
