@@ -82,6 +82,9 @@ interface PagePlan {
   data?: () => InitialData;
 }
 
+/** The shortest time between two drawings of one address's first screen (see render). */
+const REDRAW_INTERVAL_MS = 1000;
+
 /** The app's mount point in index.html, where a drawn first screen goes. */
 const EMPTY_ROOT = '<div id="root"></div>';
 
@@ -212,7 +215,10 @@ export default fp(
     const parse = <T>(cached: CachedAnswer) => JSON.parse(cached.body) as T;
 
     async function pagePlan(pathname: string): Promise<PagePlan> {
-      const build = `${indexHtml().length}:${page.mtimeMs}:${manifest.mtimeMs}`;
+      // Both read first, so that the key names this build from the first request on.
+      const html = indexHtml();
+      readManifest();
+      const build = `${html.length}:${page.mtimeMs}:${manifest.mtimeMs}`;
       const route = matchRoute(pathname);
       const files = () => screenFiles(route?.id);
       if (route?.id === 'home') {
@@ -268,23 +274,40 @@ export default fp(
     /** Pages being made, by the same key: one render however many visitors ask at once. */
     const making = new Map<string, Promise<RenderedPage>>();
 
+    /** When each address's page was last drawn: the bound on drawing while its data keeps changing. */
+    const lastDrawn = new LRUCache<string, number>({ max: 10_000 });
+
     /**
      * The page of a plan, with its first screen drawn by the app's own renderer when there is
-     * one, the page has data to draw, and the visitor is new (`drawn`): a signed-in visitor's
-     * page differs, and the browser draws it (src/web/main.tsx).
+     * one, the page has data to draw, and the visitor is new (`newVisitor`): a signed-in
+     * visitor's page differs, and the browser draws it (src/web/main.tsx). Drawing takes a few
+     * milliseconds of this thread, so an address is drawn at most once per REDRAW_INTERVAL_MS:
+     * during a sale every order changes the stock a page shows, and a page whose data changed
+     * sooner than that is sent undrawn, with its new data, for the browser to draw.
      */
-    function render(plan: PagePlan, drawn: boolean): Promise<RenderedPage> {
-      const draw = drawn && renderer !== undefined && plan.data !== undefined;
-      const key = `${plan.key}|${draw ? 'drawn' : 'bare'}`;
-      const kept = rendered.get(key);
-      if (kept) return Promise.resolve(kept);
-      let made = making.get(key);
-      if (!made) {
-        made = makePage(plan, draw).finally(() => making.delete(key));
-        making.set(key, made);
-        made.then((page) => rendered.set(key, page)).catch(() => undefined);
+    function render(plan: PagePlan, newVisitor: boolean): Promise<RenderedPage> {
+      if (newVisitor && renderer !== undefined && plan.data !== undefined) {
+        const drawnKey = `${plan.key}|drawn`;
+        const ready = rendered.get(drawnKey) ?? making.get(drawnKey);
+        if (ready) return Promise.resolve(ready);
+        const now = Date.now();
+        const last = lastDrawn.get(plan.pathname);
+        if (last === undefined || now - last >= REDRAW_INTERVAL_MS || now < last) {
+          lastDrawn.set(plan.pathname, now);
+          return made(drawnKey, () => makePage(plan, true));
+        }
       }
-      return made;
+      return made(`${plan.key}|bare`, () => makePage(plan, false));
+    }
+
+    /** The page under this key, made once however many visitors ask for it at the same time. */
+    function made(key: string, make: () => Promise<RenderedPage>): Promise<RenderedPage> {
+      const kept = rendered.get(key) ?? making.get(key);
+      if (kept) return Promise.resolve(kept);
+      const pending = make().finally(() => making.delete(key));
+      making.set(key, pending);
+      pending.then((page) => rendered.set(key, page)).catch(() => undefined);
+      return pending;
     }
 
     async function makePage(plan: PagePlan, draw: boolean): Promise<RenderedPage> {
