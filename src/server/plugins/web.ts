@@ -288,20 +288,20 @@ export default fp(
     function render(plan: PagePlan, newVisitor: boolean): Promise<RenderedPage> {
       if (newVisitor && renderer !== undefined && plan.data !== undefined) {
         const drawnKey = `${plan.key}|drawn`;
-        const ready = rendered.get(drawnKey) ?? making.get(drawnKey);
-        if (ready) return Promise.resolve(ready);
         const now = Date.now();
         const last = lastDrawn.get(plan.pathname);
-        if (last === undefined || now - last >= REDRAW_INTERVAL_MS || now < last) {
-          lastDrawn.set(plan.pathname, now);
-          return made(drawnKey, () => makePage(plan, true));
+        const due = last === undefined || now - last >= REDRAW_INTERVAL_MS || now < last;
+        const ready = rendered.has(drawnKey) || making.has(drawnKey);
+        if (ready || due) {
+          if (!ready) lastDrawn.set(plan.pathname, now);
+          return madeOnce(drawnKey, () => makePage(plan, true));
         }
       }
-      return made(`${plan.key}|bare`, () => makePage(plan, false));
+      return madeOnce(`${plan.key}|bare`, () => makePage(plan, false));
     }
 
     /** The page under this key, made once however many visitors ask for it at the same time. */
-    function made(key: string, make: () => Promise<RenderedPage>): Promise<RenderedPage> {
+    function madeOnce(key: string, make: () => Promise<RenderedPage>): Promise<RenderedPage> {
       const kept = rendered.get(key) ?? making.get(key);
       if (kept) return Promise.resolve(kept);
       const pending = make().finally(() => making.delete(key));
