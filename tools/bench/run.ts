@@ -190,31 +190,35 @@ interface Server {
 async function startDuka(env: Record<string, string>, logFile: string): Promise<Server> {
   const port = await freePort();
   const out = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, [path.join(root, 'dist', 'src', 'server', 'main.js')], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? '',
-      NODE_ENV: 'production',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      ADMIN_PASSWORD,
-      SEED_DEMO: 'false',
-      // A bench, not a shop: the simulator and an open /metrics (read below), both allowed explicitly.
-      MPESA_ENV: 'simulator',
-      ALLOW_SIMULATOR_IN_PRODUCTION: 'true',
-      METRICS_PUBLIC: 'true',
-      PUBLIC_URL: 'https://bench.example.co.ke',
-      // The bench serves plain http on 127.0.0.1.
-      SECURE_COOKIES: 'false',
-      // Sign-in and orders are loaded on purpose, far past what a person does.
-      RATE_LIMIT_LOGIN_MAX: '1000000000',
-      RATE_LIMIT_REGISTER_MAX: '1000000000',
-      RATE_LIMIT_STKPUSH_MAX: '1000000000',
-      ...env,
+  const child = spawn(
+    process.execPath,
+    [...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ') ?? []), path.join(root, 'dist', 'src', 'server', 'main.js')],
+    {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? '',
+        NODE_ENV: 'production',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        ADMIN_PASSWORD,
+        SEED_DEMO: 'false',
+        // A bench, not a shop: the simulator and an open /metrics (read below), both allowed explicitly.
+        MPESA_ENV: 'simulator',
+        ALLOW_SIMULATOR_IN_PRODUCTION: 'true',
+        METRICS_PUBLIC: 'true',
+        PUBLIC_URL: 'https://bench.example.co.ke',
+        // The bench serves plain http on 127.0.0.1.
+        SECURE_COOKIES: 'false',
+        // Sign-in and orders are loaded on purpose, far past what a person does.
+        RATE_LIMIT_LOGIN_MAX: '1000000000',
+        RATE_LIMIT_REGISTER_MAX: '1000000000',
+        RATE_LIMIT_STKPUSH_MAX: '1000000000',
+        ...env,
+      },
+      stdio: ['ignore', out, out],
     },
-    stdio: ['ignore', out, out],
-  });
+  );
   child.once('exit', (code, signal) => {
     if (!stopping.has(child)) log(`the server exited on its own (code ${code}, signal ${signal}); see ${logFile}`);
   });

@@ -1,7 +1,18 @@
+import DataLoader from 'dataloader';
 import type { Product, ProductPage } from '../../shared/schemas/products.js';
 import type { Db } from '../db/client.js';
-import { getProductDetail, type ListQuery, listCategories, listProducts, productsByIds, topProducts } from '../domain/catalog.js';
+import {
+  getProductDetail,
+  type KeywordSpelling,
+  type ListQuery,
+  listCategories,
+  listProducts,
+  productsByIds,
+  spellKeywords,
+  topProducts,
+} from '../domain/catalog.js';
 import { answerOf, type CachedAnswer, type CatalogCache, toAnswer } from './catalog-cache.js';
+import type { CatalogState } from './catalog-feed.js';
 
 /**
  * The catalogue's public answers, as the API sends them and as the web app's pages embed them,
@@ -40,6 +51,9 @@ interface Assembled {
   versions: string[];
 }
 
+/** Keywords spelt in one statement at most. */
+const SPELLING_BATCH_MAX = 200;
+
 export function catalogAnswers(db: Db, cache: CatalogCache): CatalogAnswers {
   const itemKey = (id: string) => `item:${id}`;
 
@@ -73,8 +87,11 @@ export function catalogAnswers(db: Db, cache: CatalogCache): CatalogAnswers {
     return ids.flatMap((id) => found.get(id) ?? []);
   }
 
-  async function list(key: string, compute: () => Promise<{ products: Product[]; rest?: Omit<ProductPage, 'products'> }>) {
-    const state = await cache.state();
+  async function list(
+    key: string,
+    compute: () => Promise<{ products: Product[]; rest?: Omit<ProductPage, 'products'> }>,
+    state: CatalogState | undefined,
+  ) {
     if (!state) {
       const { products, rest } = await cache.slot(compute);
       return toAnswer(rest ? { products, ...rest } : products);
@@ -105,15 +122,55 @@ export function catalogAnswers(db: Db, cache: CatalogCache): CatalogAnswers {
     return answer;
   }
 
-  return {
-    page: (query) => {
-      const canonical = canonicalListQuery(query);
-      return list(listKey(canonical), async () => {
-        const { products, ...rest } = await listProducts(db, canonical);
-        return { products, rest };
-      });
+  /**
+   * Keywords to spell go to the database together: one statement at a time, taking one of the
+   * catalogue's slots, for every keyword that came in while the one before was under way. Shoppers
+   * typing many different keywords at once then cost a round trip per batch, not per keyword.
+   */
+  let spelling: Promise<unknown> = Promise.resolve();
+  const settled = () => undefined;
+  const spellings = new DataLoader<string, KeywordSpelling>(
+    (keywords) => {
+      const batch = cache.slot(() => spellKeywords(db, keywords));
+      spelling = batch.then(settled, settled);
+      return batch;
     },
-    top: () => list('top', async () => ({ products: await topProducts(db) })),
+    {
+      cache: false,
+      maxBatchSize: SPELLING_BATCH_MAX,
+      batchScheduleFn: (dispatch) => void spelling.then(() => setImmediate(dispatch)),
+    },
+  );
+
+  /** How a keyword reads against the catalogue, kept until the listing (and so the word list) moves. */
+  async function spellingOf(keyword: string, state: CatalogState | undefined): Promise<KeywordSpelling> {
+    if (!state) return spellings.load(keyword);
+    const key = `spelling:${keyword}`;
+    const kept = cache.peek<KeywordSpelling>(key, state.listing);
+    if (kept) return kept;
+    const spelt = await spellings.load(keyword);
+    cache.set(key, state.listing, spelt, keyword.length + JSON.stringify(spelt.near).length);
+    return spelt;
+  }
+
+  return {
+    page: async (query) => {
+      const canonical = canonicalListQuery(query);
+      const state = await cache.state();
+      const spelling = canonical.keyword ? await spellingOf(canonical.keyword, state) : undefined;
+      // A keyword no product holds as written is searched as the catalogue's words spelt like it,
+      // and that search depends on nothing else: every misspelling of "samsung" is one entry.
+      const key = spelling && !spelling.literal ? spelledKey(canonical, spelling) : listKey(canonical);
+      return list(
+        key,
+        async () => {
+          const { products, ...rest } = await listProducts(db, canonical, spelling);
+          return { products, rest };
+        },
+        state,
+      );
+    },
+    top: async () => list('top', async () => ({ products: await topProducts(db) }), await cache.state()),
     categories: async () => {
       const state = await cache.state();
       if (!state) return cache.slot(async () => toAnswer(await listCategories(db)));
@@ -162,4 +219,14 @@ export function canonicalListQuery(query: ListQuery): ListQuery {
 function listKey(query: ListQuery): string {
   const { page, keyword, ...filters } = query;
   return Object.keys(filters).length === 0 ? `page:${page}:${keyword}` : `filtered:${JSON.stringify(query)}`;
+}
+
+/**
+ * The cache key of a search for a keyword that matches nothing as written: its filters, sort and
+ * page with the words spelt like its own, which alone decide the answer (no plain or filtered key
+ * starts like it).
+ */
+function spelledKey(query: ListQuery, spelling: KeywordSpelling): string {
+  const { keyword: _asTyped, ...rest } = query;
+  return `spelled:${JSON.stringify({ ...rest, near: spelling.near })}`;
 }

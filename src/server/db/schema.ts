@@ -106,8 +106,6 @@ export const products = pgTable(
     isDraft: boolean('is_draft').notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
-    /** Name and category, lower-case: the target of typo-tolerant (trigram) matching. */
-    searchName: text('search_name').notNull().generatedAlwaysAs(sql`lower(name || ' ' || category)`),
     /** Everything searchable, lower-case: the target of substring matching. */
     searchText: text('search_text').notNull().generatedAlwaysAs(sql`lower(name || ' ' || category || ' ' || description)`),
     /** Words weighted name > category > description for ranking. */
@@ -138,7 +136,6 @@ export const products = pgTable(
       .on(sql`lower(${t.category})`, t.rating.desc(), t.numReviews.desc(), t.createdAt.desc(), t.id.desc())
       .where(sql`${t.isDraft} = false`),
     index('products_search_vector_idx').using('gin', t.searchVector),
-    index('products_search_name_trgm_idx').using('gin', sql`${t.searchName} gin_trgm_ops`),
     index('products_search_text_trgm_idx').using('gin', sql`${t.searchText} gin_trgm_ops`),
   ],
 );
@@ -442,6 +439,22 @@ export const rateLimits = pgTable(
     resetAt: timestamp('reset_at', { withTimezone: true, mode: 'date' }).notNull(),
   },
   (t) => [index('rate_limits_reset_idx').on(t.resetAt)],
+);
+
+/**
+ * Every word of the products' names and categories, with how many products hold it, kept by
+ * triggers on products (migration 0018) in the same transaction as the product's write. A search
+ * finds close spellings of a keyword here ("samsng" is close to "samsung"), in a list that stays
+ * a few thousand words whatever the number of products, then the products through the full-text
+ * index. A word no product holds any more is deleted.
+ */
+export const searchWords = pgTable(
+  'search_words',
+  {
+    word: text('word').primaryKey(),
+    products: integer('products').notNull(),
+  },
+  (t) => [index('search_words_trgm_idx').using('gin', sql`${t.word} gin_trgm_ops`)],
 );
 
 /**

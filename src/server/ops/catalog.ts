@@ -46,12 +46,12 @@ const SKIPPED_SCHEMAS = `n.nspname NOT IN ('pg_catalog', 'information_schema', '
   AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp\\_%'`;
 
 /**
- * Tables whose rows the database derives itself: catalog_stats is created by its migration and
- * kept exact by triggers on products, so an import recounts it as the products go in. Copying
- * it too would clash with the row the migration made. The catalogue's change feed is the running
+ * Tables whose rows the database derives itself: catalog_stats (made by its migration) and
+ * search_words are kept exact by triggers on products, so an import recounts them as the products
+ * go in. Copying them too would clash with the rows the triggers write. The catalogue's change feed is the running
  * shops' cache bookkeeping, not shop data: the import itself appends to it.
  */
-const DERIVED_TABLES = `(n.nspname, c.relname) NOT IN (('public', 'catalog_stats'), ('public', 'catalog_changes'), ('public', 'catalog_change_head'))`;
+const DERIVED_TABLES = `(n.nspname, c.relname) NOT IN (('public', 'catalog_stats'), ('public', 'search_words'), ('public', 'catalog_changes'), ('public', 'catalog_change_head'))`;
 
 /**
  * Sequences that are no data of the shop: catalog_version was the catalogue cache's version (before
