@@ -4,7 +4,13 @@
  * searches arrive together they hold at most `limit` database connections, and the rest of the
  * pool stays free for orders, sign-ins and payments.
  */
-export function bounded(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
+export type Bounded = <T>(task: () => Promise<T>, options?: { ahead?: boolean }) => Promise<T>;
+
+/**
+ * `ahead` puts a task at the front of the queue: for one short statement that many requests wait
+ * on (spelling a batch of keywords), which should not queue behind the searches it leads to.
+ */
+export function bounded(limit: number): Bounded {
   if (!Number.isInteger(limit) || limit < 1) throw new Error(`bounded: limit must be a positive integer, not ${limit}`);
   let running = 0;
   const waiting: (() => void)[] = [];
@@ -13,10 +19,10 @@ export function bounded(limit: number): <T>(task: () => Promise<T>) => Promise<T
     if (next) next();
     else running -= 1;
   };
-  return async <T>(task: () => Promise<T>): Promise<T> => {
+  return async <T>(task: () => Promise<T>, options?: { ahead?: boolean }): Promise<T> => {
     if (running < limit) running += 1;
     // The slot passes straight from a finishing task to the next waiting one.
-    else await new Promise<void>((resolve) => waiting.push(resolve));
+    else await new Promise<void>((resolve) => (options?.ahead ? waiting.unshift(resolve) : waiting.push(resolve)));
     try {
       return await task();
     } finally {

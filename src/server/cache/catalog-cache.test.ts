@@ -295,6 +295,22 @@ describe('bounded', () => {
     expect(results).toEqual(Array.from({ length: 20 }, (_, i) => i));
   });
 
+  it('starts a task asked ahead before the tasks already waiting', async () => {
+    const limit = bounded(1);
+    const started: string[] = [];
+    const task = (name: string) => () => {
+      started.push(name);
+      return settle();
+    };
+    await Promise.all([
+      limit(task('running')),
+      limit(task('first')),
+      limit(task('second')),
+      limit(task('ahead'), { ahead: true }),
+    ]);
+    expect(started).toEqual(['running', 'ahead', 'first', 'second']);
+  });
+
   it('frees the slot of a task that failed', async () => {
     const limit = bounded(1);
     await expect(limit(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { CatalogChange, CatalogChanges } from '../domain/catalog-changes.js';
-import { bounded } from './bounded.js';
+import { type Bounded, bounded } from './bounded.js';
 import type { CatalogState, CatalogVersion } from './catalog-feed.js';
 
 /**
@@ -48,7 +48,7 @@ export class CatalogCache implements CatalogChanges {
   private readonly version: CatalogVersion;
   private readonly onError: (error: unknown, what: string) => void;
   /** Runs a database read within the catalogue's share of the connections. */
-  readonly slot: <T>(task: () => Promise<T>) => Promise<T>;
+  readonly slot: Bounded;
 
   constructor(options: CatalogCacheOptions) {
     this.version = options.version;
