@@ -73,6 +73,13 @@ describe('searching close spellings', () => {
     expect(either.products.map((p) => p._id)).toEqual([mug._id, lamp._id]);
   });
 
+  it('says which words it searched when the keyword matched nothing as written', async () => {
+    await createProduct(admin, { name: 'Aardvark Rug' });
+    expect(await search(guest, 'aardvrk')).toMatchObject({ closeTo: [['aardvark']], count: 1 });
+    expect((await search(guest, 'aardvark')).closeTo).toBeUndefined();
+    expect((await search(guest, 'qqqqzzzzxxxx')).closeTo).toBeUndefined();
+  });
+
   it('ranks a match as written above a close spelling', async () => {
     const close = await createProduct(admin, { name: 'Okapi Sandal' });
     const exact = await createProduct(admin, { name: 'Okapis Sandal' });

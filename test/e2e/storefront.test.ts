@@ -55,6 +55,11 @@ describe('a shopper buys something, end to end', () => {
     await page.waitForURL('**/search/samsng');
     await expect.poll(() => page.getByRole('link', { name: 'Go Back' }).isVisible()).toBe(true);
     expect(await page.locator('.carousel').count()).toBe(0);
+    // The shopper is told what was searched instead of the typo.
+    await expect
+      .poll(() => page.getByText(/^Nothing matches “samsng”\. Results for “samsung”: \d+ products?$/).isVisible())
+      .toBe(true);
+    await screenshotBoth(page, 'search-close-spelling');
     const phone = await productNamed('Samsung Galaxy');
     await page.getByRole('link', { name: phone.name }).first().click();
     await page.waitForURL(`**/products/${phone._id}`);

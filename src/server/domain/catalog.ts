@@ -287,8 +287,9 @@ function shownWhere(filters: ListFilters): { where: SQL; filtered: boolean } {
  */
 export async function listProducts(db: Db, options: ListQuery, spelling?: KeywordSpelling): Promise<ProductPage> {
   const offset = (options.page - 1) * PRODUCTS_PAGE_SIZE;
-  const { rows, count, countCapped } = options.keyword
-    ? await searchPage(db, options.keyword, spelling ?? (await spellKeyword(db, options.keyword)), options, offset)
+  const spelt = options.keyword ? (spelling ?? (await spellKeyword(db, options.keyword))) : undefined;
+  const { rows, count, countCapped } = spelt
+    ? await searchPage(db, options.keyword, spelt, options, offset)
     : await orderedPage(db, options, offset);
   return {
     products: rows.map(toProductJson),
@@ -297,6 +298,8 @@ export async function listProducts(db: Db, options: ListQuery, spelling?: Keywor
     count,
     countCapped,
     pageSize: PRODUCTS_PAGE_SIZE,
+    // What the shopper is shown instead of the keyword as typed.
+    ...(spelt && !spelt.literal && count > 0 && { closeTo: spelt.near }),
   };
 }
 

@@ -59,6 +59,11 @@ export const productPage = z.object({
   /** True when a search found more matches than it ranks: count is then the cap, and more match. */
   countCapped: z.boolean(),
   pageSize: z.literal(PRODUCTS_PAGE_SIZE),
+  /**
+   * Only when the keyword matched nothing as written and close spellings did: for each word of the
+   * keyword, the catalogue's words spelt like it whose products are listed ("samsng": [["samsung"]]).
+   */
+  closeTo: z.array(z.array(z.string())).optional(),
 });
 export type ProductPage = z.infer<typeof productPage>;
 

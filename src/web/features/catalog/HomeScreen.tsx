@@ -97,7 +97,11 @@ export default function HomeScreen() {
       <h1 className="h3 mb-1">Latest Products</h1>
       {data && (keyword || category || range) && (
         <p className="text-body-secondary mb-1" aria-live="polite">
-          {keyword ? `Results for “${keyword}”: ` : ''}
+          {keyword
+            ? data.closeTo
+              ? `Nothing matches “${keyword}”. Results for “${data.closeTo.map((words) => words.join('/')).join(' ')}”: `
+              : `Results for “${keyword}”: `
+            : ''}
           {[category ? categoryName : undefined, range, productsLabel(data.count, data.countCapped)].filter(Boolean).join(' · ')}
           {keyword && category && (
             <>
