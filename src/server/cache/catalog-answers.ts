@@ -125,8 +125,8 @@ export function catalogAnswers(db: Db, cache: CatalogCache): CatalogAnswers {
   /**
    * Keywords to spell go to the database together: one statement at a time, taking the next free
    * catalogue slot (ahead of the searches waiting), for every keyword that came in while the one
-   * before was under way. Shoppers
-   * typing many different keywords at once then cost a round trip per batch, not per keyword.
+   * before was under way. Shoppers typing many different keywords at once then cost a round trip
+   * per batch, not per keyword.
    */
   let spelling: Promise<unknown> = Promise.resolve();
   const settled = () => undefined;

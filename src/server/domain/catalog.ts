@@ -73,6 +73,11 @@ export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
+/** A LIKE pattern for text holding `text` anywhere, as written. */
+function containing(text: string): string {
+  return `%${escapeLike(text)}%`;
+}
+
 /**
  * How a keyword reads against the catalogue, found before its search (spellKeyword): what the
  * search needs to know, and all a search for a keyword no product holds as written depends on.
@@ -129,7 +134,7 @@ export async function spellKeywords(db: Db, keywords: readonly string[]): Promis
     spellingStatements.set(db, statement);
   }
   const lower = keywords.map((k) => k.toLowerCase());
-  const rows = await statement.execute({ keywords: lower, patterns: lower.map((k) => `%${escapeLike(k)}%`) });
+  const rows = await statement.execute({ keywords: lower, patterns: lower.map(containing) });
   const byPosition = new Map(rows.map((row) => [row.position, row]));
   return lower.map((_, i) => {
     const row = byPosition.get(i + 1);
@@ -168,7 +173,7 @@ function matchTiers(keyword: string, spelling: KeywordSpelling): [tier: number, 
       tiers.push([1, sql`${products.searchVector} @@ ${spelling.words.map(inNameOrCategory).join(' & ')}::tsquery`]);
     }
     tiers.push([2, sql`${products.searchVector} @@ plainto_tsquery('simple', ${kw})`]);
-    tiers.push([3, sql`${products.searchText} LIKE ${`%${escapeLike(kw)}%`}`]);
+    tiers.push([3, sql`${products.searchText} LIKE ${containing(kw)}`]);
   }
   if (spelling.near.length > 0 && spelling.near.every((near) => near.length > 0)) {
     const query = spelling.near.map((near) => `(${near.map(inNameOrCategory).join(' | ')})`).join(' & ');
