@@ -61,6 +61,34 @@ describe('the word list follows the products', () => {
     await shop.database.db.execute(sql`UPDATE products SET count_in_stock = count_in_stock - 1 WHERE id = ${product._id}`);
     expect(await wordCount('pangolin')).toBe(before);
   });
+
+  it('many admins editing at once share words without a failed edit, and the counts stay true', async () => {
+    // Each create starts from the same sample draft and each edit renames it, so on PostgreSQL
+    // the writers take the same words' rows in overlapping transactions.
+    const names = ['Eland Basket', 'Basket Eland Stool', 'Stool Basket', 'Eland Stool'];
+    const made = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => createProduct(admin, { name: names[i % names.length], category: 'Eland' })),
+    );
+    const edits = await Promise.all(
+      made.map((product, i) =>
+        i % 3 === 0
+          ? admin.delete(`/api/products/${product._id}`)
+          : admin.put(`/api/products/${product._id}`, { name: names[(i + 1) % names.length], category: 'Stool' }),
+      ),
+    );
+    expect(edits.map((res) => res.status)).toEqual(edits.map(() => 200));
+    const listed = await queryRows<{ word: string; products: number }>(
+      shop.database.db,
+      sql`SELECT word, products FROM search_words ORDER BY word`,
+    );
+    const recounted = await queryRows<{ word: string; products: number }>(
+      shop.database.db,
+      sql`SELECT word, count(*)::int AS products FROM products, unnest(product_search_words(name, category)) AS word
+           GROUP BY word ORDER BY word`,
+    );
+    expect(listed).toEqual(recounted);
+    expect(await wordCount('eland')).toBeGreaterThan(0);
+  });
 });
 
 describe('searching close spellings', () => {
