@@ -2,8 +2,9 @@ import { and, desc, eq, type SQL, sql } from 'drizzle-orm';
 import { PRODUCTS_PAGE_SIZE } from '../../shared/constants.js';
 import type { AdminProductPage, ProductDetail } from '../../shared/schemas/products.js';
 import type { Db } from '../db/client.js';
+import { containing } from '../db/like.js';
 import { products } from '../db/schema.js';
-import { escapeLike, getProductDetail, listedColumns, toProductJson } from './catalog.js';
+import { getProductDetail, listedColumns, toProductJson } from './catalog.js';
 
 /**
  * The admin's product list: every product, drafts included, newest first. It is read directly,
@@ -13,7 +14,7 @@ import { escapeLike, getProductDetail, listedColumns, toProductJson } from './ca
  */
 export async function listAdminProducts(db: Db, options: { page: number; keyword: string }): Promise<AdminProductPage> {
   const keyword = options.keyword.toLowerCase();
-  const where: SQL | undefined = keyword ? sql`${products.searchText} LIKE ${`%${escapeLike(keyword)}%`}` : undefined;
+  const where: SQL | undefined = keyword ? sql`${products.searchText} LIKE ${containing(keyword)}` : undefined;
   const [counted] = await db.select({ count: sql<number>`count(*)::int` }).from(products).where(where);
   const count = counted?.count ?? 0;
   const rows = await db

@@ -12,6 +12,7 @@ import type {
   ReviewSummary,
 } from '../../shared/schemas/products.js';
 import type { Db } from '../db/client.js';
+import { containing } from '../db/like.js';
 import { catalogStats, products, reviews, searchWords } from '../db/schema.js';
 import { notFound } from '../errors.js';
 import type { CatalogChanges } from './catalog-changes.js';
@@ -66,16 +67,6 @@ export function toProductJson(row: ListedRow): Product {
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
-}
-
-/** Escapes LIKE's wildcards so a shopper's "50%" matches the text "50%" and nothing else. */
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
-/** A LIKE pattern for text holding `text` anywhere, as written. */
-function containing(text: string): string {
-  return `%${escapeLike(text)}%`;
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   type OrderPage,
 } from '../../shared/schemas/orders.js';
 import type { Db, Queryable } from '../db/client.js';
+import { containing, startingWith } from '../db/like.js';
 import { orderItems, orders, products, users } from '../db/schema.js';
 import { badRequest, isUniqueViolation, notFound } from '../errors.js';
 import type { Notifications } from '../mail/notifications.js';
@@ -331,11 +332,6 @@ export function listAllOrders(db: Db): Promise<Order[]> {
   return loadOrders(db, undefined);
 }
 
-/** Escapes LIKE's wildcards, so a search for "50%" means those characters. */
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
 /** The same phone in the other way Kenyans write it: 0712… and 254712… (a + dropped). */
 function phoneSpellings(digits: string): string[] {
   if (digits.startsWith('254')) return [digits, `0${digits.slice(3)}`];
@@ -351,13 +347,13 @@ function phoneSpellings(digits: string): string[] {
  */
 function orderSearch(keyword: string): SQL {
   const kw = keyword.toLowerCase();
-  const contains = `%${escapeLike(kw)}%`;
+  const contains = containing(kw);
   const matches: SQL[] = [
     sql`${orders.userId} IN (SELECT u.id FROM ${users} u WHERE lower(u.name) LIKE ${contains} OR u.email LIKE ${contains})`,
   ];
   const number = normaliseOrderNumber(keyword);
   if (number) matches.push(eq(orders.number, number));
-  if (/^[0-9a-f-]+$/.test(kw)) matches.push(sql`${orders.id}::text LIKE ${`${escapeLike(kw)}%`}`);
+  if (/^[0-9a-f-]+$/.test(kw)) matches.push(sql`${orders.id}::text LIKE ${startingWith(kw)}`);
   const digits = kw.replace(/[\s+()-]/g, '');
   if (/^\d{3,}$/.test(digits)) {
     for (const phone of phoneSpellings(digits)) matches.push(sql`${orders.phoneNumber} LIKE ${`%${phone}%`}`);
