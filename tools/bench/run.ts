@@ -14,6 +14,7 @@ import { hashPassword } from '../../src/server/domain/passwords.js';
 import type { Captures } from './captures.js';
 import { explainReadQueries } from './explain.js';
 import {
+  type LoadRun,
   load,
   mergeRuns,
   percentile,
@@ -417,6 +418,12 @@ interface Case {
    * a request of the same kind that the rounds never send.
    */
   fresh?: { warmup: RequestSpec[]; capture: RequestSpec; wildcard: string };
+  /**
+   * The same load without the stream is measured too, in rounds alternating with the stream's,
+   * so "the stream changes nothing" compares two figures of one stretch of the machine, not this
+   * case with another case measured minutes earlier.
+   */
+  pairedWithoutStream?: boolean;
 }
 
 function jsonPost(pathname: string, body: unknown, cookies: string): RequestSpec {
@@ -517,6 +524,7 @@ function buildCases(prepared: Prepared, sessions: string[], revalidationTag: str
       kind: 'mix',
       specs: browsing,
       stream: { label: '5 anonymous POSTs/s (403)', perSec: 5, specs: anonymousPosts },
+      pairedWithoutStream: true,
     },
     { key: 'listing-1', label: 'Listing page 1', kind: 'listing', specs: [get('/api/products?pageNumber=1')] },
     { key: 'listing-500', label: 'Listing page 500', kind: 'listing', specs: [get('/api/products?pageNumber=500')] },
@@ -673,8 +681,8 @@ async function runCase(c: Case, duka: Server, reference: Server): Promise<CaseRe
       )
     : [];
   let nextShare = 0;
-  const loadDuka = async (seconds: number, measured = true) => {
-    const beside = c.stream && stream(duka.url, c.stream.specs, c.stream.perSec);
+  const loadDuka = async (seconds: number, measured = true, withStream = true) => {
+    const beside = withStream && c.stream ? stream(duka.url, c.stream.specs, c.stream.perSec) : undefined;
     const specs = !c.fresh ? c.specs : measured ? (shares[nextShare++] ?? []) : c.fresh.warmup;
     const run = await load(duka.url, specs, connections, seconds, c.fresh ? specs.length : undefined);
     const got = await beside?.stop();
@@ -691,23 +699,26 @@ async function runCase(c: Case, duka: Server, reference: Server): Promise<CaseRe
   await loadDuka(1, false);
   await load(reference.url, c.fresh?.warmup ?? c.specs, connections, 1, c.fresh?.warmup.length);
   const before = await scrapeQueries(duka.url);
-  const dukaRuns = [];
-  const limitRuns = [];
+  const dukaRuns: LoadRun[] = [];
+  const limitRuns: LoadRun[] = [];
+  const withoutStreamRuns: LoadRun[] = [];
   for (let round = 0; round < rounds; round++) {
-    // Alternate which goes first, so a slow patch of the machine falls on both.
-    if (round % 2 === 0) {
-      dukaRuns.push(await loadDuka(roundSeconds));
-      limitRuns.push(await loadLimit(round));
-    } else {
-      limitRuns.push(await loadLimit(round));
-      dukaRuns.push(await loadDuka(roundSeconds));
-    }
+    // Alternate which goes first, so a slow patch of the machine falls on both (or all three).
+    const order = [
+      async () => dukaRuns.push(await loadDuka(roundSeconds)),
+      async () => limitRuns.push(await loadLimit(round)),
+      ...(c.pairedWithoutStream ? [async () => withoutStreamRuns.push(await loadDuka(roundSeconds, true, false))] : []),
+    ];
+    if (round % 2 === 1) order.reverse();
+    for (const step of order) await step();
   }
   const after = await scrapeQueries(duka.url);
   const dukaSummary = summarise(mergeRuns(dukaRuns));
   const limitSummary = summarise(mergeRuns(limitRuns));
-  const sqlPerRequest =
-    before !== null && after !== null && dukaSummary.requests > 0 ? (after - before) / dukaSummary.requests : null;
+  const withoutStream = withoutStreamRuns.length > 0 ? summarise(mergeRuns(withoutStreamRuns)) : undefined;
+  // Statements are counted over every round Duka served, with the stream or without.
+  const served = dukaSummary.requests + (withoutStream?.requests ?? 0);
+  const sqlPerRequest = before !== null && after !== null && served > 0 ? (after - before) / served : null;
   return {
     key: c.key,
     label: c.label,
@@ -719,6 +730,7 @@ async function runCase(c: Case, duka: Server, reference: Server): Promise<CaseRe
     peakRssMiB: duka.child.pid ? peakRssMiB(duka.child.pid) : null,
     loadAverage: os.loadavg()[0] ?? Number.NaN,
     ...(c.stream && { stream: { label: c.stream.label, ...mergeStreams(streams) } }),
+    ...(withoutStream && { withoutStream }),
   };
 }
 
