@@ -9,36 +9,29 @@ CREATE FUNCTION lock_catalog_derived_tables() RETURNS void LANGUAGE sql AS $$
   -- A fixed key of the shop's own; the startup lock uses another.
   SELECT pg_advisory_xact_lock(724193002)
 $$;--> statement-breakpoint
-CREATE OR REPLACE FUNCTION catalog_stats_products_added() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  delta integer := (SELECT count(*) FROM added_products WHERE NOT is_draft);
+-- Adds `delta` published products to the count; no change (a draft created, an order's stock
+-- update) writes nothing and waits for nothing.
+CREATE FUNCTION catalog_stats_count(delta integer) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
-  -- A new draft counts nothing: no write, no wait.
   IF delta <> 0 THEN
     PERFORM lock_catalog_derived_tables();
     UPDATE catalog_stats SET product_count = product_count + delta;
   END IF;
+END $$;--> statement-breakpoint
+CREATE OR REPLACE FUNCTION catalog_stats_products_added() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM catalog_stats_count((SELECT count(*) FROM added_products WHERE NOT is_draft)::int);
   RETURN NULL;
 END $$;--> statement-breakpoint
 CREATE OR REPLACE FUNCTION catalog_stats_products_removed() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  delta integer := (SELECT count(*) FROM removed_products WHERE NOT is_draft);
 BEGIN
-  IF delta <> 0 THEN
-    PERFORM lock_catalog_derived_tables();
-    UPDATE catalog_stats SET product_count = product_count - delta;
-  END IF;
+  PERFORM catalog_stats_count(-(SELECT count(*) FROM removed_products WHERE NOT is_draft)::int);
   RETURN NULL;
 END $$;--> statement-breakpoint
 CREATE OR REPLACE FUNCTION catalog_stats_products_changed() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  delta integer := (SELECT count(*) FROM changed_products_after WHERE NOT is_draft)
-                 - (SELECT count(*) FROM changed_products_before WHERE NOT is_draft);
 BEGIN
-  IF delta <> 0 THEN
-    PERFORM lock_catalog_derived_tables();
-    UPDATE catalog_stats SET product_count = product_count + delta;
-  END IF;
+  PERFORM catalog_stats_count(((SELECT count(*) FROM changed_products_after WHERE NOT is_draft)
+                             - (SELECT count(*) FROM changed_products_before WHERE NOT is_draft))::int);
   RETURN NULL;
 END $$;--> statement-breakpoint
 CREATE OR REPLACE FUNCTION catalog_stats_products_truncated() RETURNS trigger LANGUAGE plpgsql AS $$
