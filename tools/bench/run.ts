@@ -681,8 +681,10 @@ async function runCase(c: Case, duka: Server, reference: Server): Promise<CaseRe
       )
     : [];
   let nextShare = 0;
-  const loadDuka = async (seconds: number, measured = true, withStream = true) => {
-    const beside = withStream && c.stream ? stream(duka.url, c.stream.specs, c.stream.perSec) : undefined;
+  /** A warm-up is not measured; a `baseline` round is the paired one, without the stream. */
+  const loadDuka = async (seconds: number, { warmup = false, baseline = false } = {}) => {
+    const measured = !warmup;
+    const beside = !baseline && c.stream ? stream(duka.url, c.stream.specs, c.stream.perSec) : undefined;
     const specs = !c.fresh ? c.specs : measured ? (shares[nextShare++] ?? []) : c.fresh.warmup;
     const run = await load(duka.url, specs, connections, seconds, c.fresh ? specs.length : undefined);
     const got = await beside?.stop();
@@ -696,7 +698,7 @@ async function runCase(c: Case, duka: Server, reference: Server): Promise<CaseRe
       ? load(reference.url, shares[round] ?? [], connections, roundSeconds, shares[round]?.length)
       : load(reference.url, c.specs, connections, roundSeconds);
   // Warm both (JIT, caches, pools) before measuring.
-  await loadDuka(1, false);
+  await loadDuka(1, { warmup: true });
   await load(reference.url, c.fresh?.warmup ?? c.specs, connections, 1, c.fresh?.warmup.length);
   const before = await scrapeQueries(duka.url);
   const dukaRuns: LoadRun[] = [];
@@ -707,7 +709,7 @@ async function runCase(c: Case, duka: Server, reference: Server): Promise<CaseRe
     const order = [
       async () => dukaRuns.push(await loadDuka(roundSeconds)),
       async () => limitRuns.push(await loadLimit(round)),
-      ...(c.pairedWithoutStream ? [async () => withoutStreamRuns.push(await loadDuka(roundSeconds, true, false))] : []),
+      ...(c.pairedWithoutStream ? [async () => withoutStreamRuns.push(await loadDuka(roundSeconds, { baseline: true }))] : []),
     ];
     if (round % 2 === 1) order.reverse();
     for (const step of order) await step();
