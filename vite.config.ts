@@ -108,6 +108,13 @@ export default defineConfig(({ isSsrBuild }) => ({
         // Which files each screen needs: the server names them in a page's head so they download
         // with the app's code, not after it (src/server/plugins/web.ts).
         manifest: true,
+        rolldownOptions: {
+          input: {
+            index: path.resolve(import.meta.dirname, 'src/web/index.html'),
+            // The script of a page the server drew, which loads the app after the page's photo.
+            afterPhoto: path.resolve(import.meta.dirname, 'src/web/afterPhoto.ts'),
+          },
+        },
       },
   // One file with every dependency in it, so the server loads the renderer with a plain import.
   ssr: { noExternal: true },

@@ -21,17 +21,21 @@ const app = <App store={store} router={(routes) => <BrowserRouter>{routes}</Brow
  * page looks different for (signed in, a cart, a payment followed) gets it drawn afresh, which
  * replaces the server's HTML in one step. Either way the first screen's code (named in the page's
  * head, so usually downloaded already), and the payment banner's when a payment is followed, is
- * loaded first: the page appears whole, with no spinner that then gives way to it.
+ * loaded first: the page appears whole, with no spinner that then gives way to it. A drawn page
+ * loads this script only once its photo is on screen (afterPhoto.ts).
  */
 function render() {
   if (!root) return;
+  // As a transition, React renders (or takes over) the first screen in slices of a few
+  // milliseconds, so a slow phone's main thread stays free for taps instead of blocking for the
+  // whole first render. That matters most over a drawn page, which the visitor already sees.
   if (root.hasChildNodes() && looksLikeServerRender(store.getState())) {
-    hydrateRoot(root, app);
+    startTransition(() => {
+      hydrateRoot(root, app);
+    });
     return;
   }
   const reactRoot = createRoot(root);
-  // As a transition, React renders the first screen in slices of a few milliseconds, so a slow
-  // phone's main thread stays free for taps instead of blocking for the whole first render.
   startTransition(() => reactRoot.render(app));
 }
 const firstScreen = [

@@ -1,4 +1,4 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Product } from '../../src/shared/schemas/products.js';
 import { createProduct } from '../support/fixtures.js';
@@ -203,6 +203,47 @@ describe('the first screen, drawn by the server', () => {
     expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe(name);
     expect(await page.getByRole('button', { name: 'Add To Cart' }).isVisible()).toBe(true);
     await context.close();
+  });
+
+  it("asks for the app's code only once the page's photo has loaded, or at the visitor's first key or touch", async () => {
+    const lamp = lamps[2] as Product;
+    for (const start of ['photo', 'key'] as const) {
+      const { page, problems, context } = await newVisitor(browser, shop, ADMIN_PHONE);
+      // The photos are held back until this test lets them go.
+      const held: Route[] = [];
+      let holding = true;
+      const letPhotosGo = () => {
+        holding = false;
+        return Promise.all(held.map((route) => route.continue()));
+      };
+      let photoAsked = () => {};
+      const photoRequested = new Promise<void>((resolve) => {
+        photoAsked = resolve;
+      });
+      await page.route('**/images/**', (route) => {
+        if (!holding) return route.continue();
+        held.push(route);
+        photoAsked();
+      });
+      const appCode = /\/assets\/index-[\w-]+\.js$/;
+      const asked: string[] = [];
+      page.on('request', (request) => asked.push(request.url()));
+      // Module scripts have run by DOMContentLoaded: the page's loader is waiting for the photo.
+      await page.goto(`/products/${lamp._id}`, { waitUntil: 'domcontentloaded' });
+      await photoRequested;
+      expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe(lamp.name);
+      expect(asked.filter((url) => appCode.test(url))).toEqual([]);
+
+      const appRequested = page.waitForRequest(appCode);
+      if (start === 'key') await page.keyboard.press('Shift');
+      else await letPhotosGo();
+      await appRequested;
+      // The app takes the page over and sets its title.
+      await page.waitForFunction((name) => document.title.startsWith(name), lamp.name);
+      if (start === 'key') await letPhotosGo();
+      expect(problems).toEqual([]);
+      await context.close();
+    }
   });
 
   it("is taken over by the app as it is, not drawn again, and then works: a new visitor's cart", async () => {

@@ -308,6 +308,9 @@ describe('the header on a 360 px phone', () => {
     const product = await productNamed('Ketepa');
     const { page, problems, context } = await newVisitor(browser, shop, PHONE);
     await page.goto(`/products/${product._id}`);
+    // The drawn page works once the app has taken it over (it sets the title then): a choice made
+    // before that is the server's HTML, which the app does not read.
+    await page.waitForFunction((name) => document.title.startsWith(name), product.name);
     await page.getByLabel('Qty').selectOption('2');
     await page.getByRole('button', { name: 'Add To Cart' }).click();
     await page.waitForURL('**/cart');

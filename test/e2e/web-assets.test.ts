@@ -149,8 +149,21 @@ describe('the built app on the wire', () => {
     expect(html).not.toContain('<script>window.__xss');
     expect(html).not.toContain('<img src=x');
     expect((pageData(html) as { product: { name: string } }).product.name).toBe(hostile);
-    // The product screen's chunk is named in the head, so it downloads with the app's code.
-    expect(html).toMatch(/<link rel="modulepreload" crossorigin href="\/assets\/ProductScreen-[\w-]+\.js">/);
+    // The drawn page's one script is the loader that asks for the app's code, the product screen's
+    // chunk with it, once the photo is on screen; none of that code is named for the parser.
+    expect(html).toMatch(
+      /<script type="module" crossorigin src="\/assets\/afterPhoto-[\w-]+\.js" data-modules="\/assets\/index-[\w-]+\.js [^"]*\/assets\/ProductScreen-[\w-]+\.js[^"]*" data-entry-imports="\d+"><\/script>/,
+    );
+    expect(html).not.toContain('rel="modulepreload"');
+    expect(html).not.toMatch(/<script[^>]*src="\/assets\/index-/);
+    // Undrawn (a signed-in visitor's page), the app's code and the screen's are named in the head,
+    // to download at once.
+    const undrawn = (await get(`/products/${product._id}`, 'identity', { cookie: 'duka_session=anything' })).body.toString(
+      'utf8',
+    );
+    expect(undrawn).toMatch(/<script type="module" crossorigin src="\/assets\/index-[\w-]+\.js"><\/script>/);
+    expect(undrawn).toMatch(/<link rel="modulepreload" crossorigin href="\/assets\/ProductScreen-[\w-]+\.js">/);
+    expect(undrawn).not.toContain('afterPhoto');
     // Drawn too, with the name as text: React escapes it.
     expect(rootOf(html)).toContain(`<h1 class="h3">${escapeHtml(hostile)}</h1>`);
     // An unknown product: the page still works, with nothing to carry and nothing drawn.

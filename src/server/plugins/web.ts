@@ -72,11 +72,13 @@ const pageOf = (html: string): RenderedPage => ({
 
 /**
  * What a page embeds: the key it is cached under (the build, the screen, and the ETags of the
- * catalogue answers it carries, so it changes exactly when they do), how to make its head, and
- * the data its first screen shows, on the pages the server draws.
+ * catalogue answers it carries, so it changes exactly when they do), the route whose code it
+ * names, how to make the rest of its head from its data, and that data, on the pages the server
+ * draws.
  */
 interface PagePlan {
   pathname: string;
+  route: RouteId | undefined;
   key: string;
   head: (data: InitialData) => string;
   data?: () => InitialData;
@@ -181,20 +183,38 @@ export default fp(
       return manifest;
     }
 
-    /** Module preloads and stylesheets of the screen at this path, less what index.html loads already. */
-    function screenFiles(route: RouteId | undefined): string {
-      if (!route || !ROUTES[route].preload) return '';
+    /** The JS and CSS files of the screen at this path that index.html does not load already. */
+    function screenFiles(route: RouteId | undefined): { js: string[]; css: string[] } {
       const { entries, routes } = readManifest();
-      const screen = routes[route];
-      if (!screen) return '';
+      const screen = route && ROUTES[route].preload ? routes[route] : undefined;
+      if (!screen) return { js: [], css: [] };
       const inIndex = filesOf(entries, 'index.html');
       const { js, css } = filesOf(entries, screen);
-      return [
-        ...[...css].filter((f) => !inIndex.css.has(f)).map((f) => `<link rel="stylesheet" crossorigin href="/${escapeAttr(f)}">`),
-        ...[...js]
-          .filter((f) => !inIndex.js.has(f))
-          .map((f) => `<link rel="modulepreload" crossorigin href="/${escapeAttr(f)}">`),
-      ].join('');
+      return { js: [...js].filter((f) => !inIndex.js.has(f)), css: [...css].filter((f) => !inIndex.css.has(f)) };
+    }
+
+    const stylesheet = (file: string) => `<link rel="stylesheet" crossorigin href="/${escapeAttr(file)}">`;
+    const modulePreload = (file: string) => `<link rel="modulepreload" crossorigin href="/${escapeAttr(file)}">`;
+
+    /**
+     * index.html with the app's script, and the module preloads of it that Vite wrote, replaced by
+     * the build's afterPhoto script (src/web/afterPhoto.ts), which asks for them, and for the
+     * screen's own modules, once the drawn page's photo is on screen. Unchanged for a build that
+     * has no such script or whose page is written differently.
+     */
+    function appAfterPhoto(html: string, screenScripts: string[]): string {
+      const { entries } = readManifest();
+      const index = entries['index.html'];
+      const loader = entries['afterPhoto.ts'];
+      const appScript = index && `<script type="module" crossorigin src="/${index.file}"></script>`;
+      if (!index || !loader || !appScript || !html.includes(appScript)) return html;
+      const appModules = [...filesOf(entries, 'index.html').js];
+      let deferred = html;
+      for (const file of appModules) deferred = deferred.replace(modulePreload(file), '');
+      const entryImports = appModules.filter((f) => f !== index.file);
+      const modules = [index.file, ...entryImports, ...screenScripts].map((f) => `/${f}`).join(' ');
+      const loaderScript = `<script type="module" crossorigin src="/${escapeAttr(loader.file)}" data-modules="${escapeAttr(modules)}" data-entry-imports="${entryImports.length}"></script>`;
+      return deferred.replace(appScript, loaderScript);
     }
 
     /**
@@ -219,9 +239,9 @@ export default fp(
       const html = indexHtml();
       readManifest();
       const build = `${html.length}:${page.mtimeMs}:${manifest.mtimeMs}`;
-      const route = matchRoute(pathname);
-      const files = () => screenFiles(route?.id);
-      if (route?.id === 'home') {
+      const matched = matchRoute(pathname);
+      const route = matched?.id;
+      if (route === 'home') {
         const [products, top, categories] = await Promise.all([
           answer(() => opts.answers.page({ page: 1, keyword: '' })),
           answer(() => opts.answers.top()),
@@ -234,25 +254,27 @@ export default fp(
         });
         return {
           pathname,
+          route,
           key: `${build}|/|${products?.etag}|${top?.etag}|${categories?.etag}`,
-          head: (shown) => files() + homeData(shown),
+          head: homeData,
           data,
         };
       }
-      const id = route?.id === 'product' ? route.params.id : undefined;
+      const id = matched?.id === 'product' ? matched.params.id : undefined;
       if (id && idParams.safeParse({ id }).success) {
         const product = await answer(() => opts.answers.detail(id));
-        if (!product) return { pathname, key: `${build}|product|${id}|none`, head: files };
+        if (!product) return { pathname, route, key: `${build}|product|${id}|none`, head: () => '' };
         return {
           pathname,
+          route,
           key: `${build}|product|${id}|${product.etag}`,
           head: ({ product: detail }) =>
-            files() + (detail ? photoPreload(detail.image, DETAIL_PHOTO_SIZES, true) + dataBlock({ product: detail }) : ''),
+            detail ? photoPreload(detail.image, DETAIL_PHOTO_SIZES, true) + dataBlock({ product: detail }) : '',
           data: () => ({ product: parse<ProductDetail>(product) }),
         };
       }
-      const screen = route && ROUTES[route.id].preload ? route.id : 'none';
-      return { pathname, key: `${build}|screen|${screen}`, head: files };
+      const screen = route && ROUTES[route].preload ? route : 'none';
+      return { pathname, route, key: `${build}|screen|${screen}`, head: () => '' };
     }
 
     function homeData({ products, top, categories }: InitialData): string {
@@ -312,11 +334,14 @@ export default fp(
 
     async function makePage(plan: PagePlan, draw: boolean): Promise<RenderedPage> {
       const data = plan.data?.() ?? {};
-      const head = plan.head(data);
+      const drawn = draw && renderer !== undefined;
+      const screen = screenFiles(plan.route);
+      // A drawn page needs its styles at once, and its code only once its photo is on screen.
+      const head = [...screen.css.map(stylesheet), ...(drawn ? [] : screen.js.map(modulePreload)), plan.head(data)].join('');
       let html = head ? indexHtml().replace('</head>', `${head}</head>`) : indexHtml();
-      if (draw && renderer) {
-        const screen = await renderer(plan.pathname, data);
-        html = html.replace(EMPTY_ROOT, `<div id="root">${screen}</div>`);
+      if (drawn) {
+        const firstScreen = await renderer(plan.pathname, data);
+        html = appAfterPhoto(html, screen.js).replace(EMPTY_ROOT, `<div id="root">${firstScreen}</div>`);
       }
       return pageOf(html);
     }
