@@ -114,6 +114,13 @@ export default defineConfig(({ isSsrBuild }) => ({
             // The script of a page the server drew, which loads the app after the page's photo.
             afterPhoto: path.resolve(import.meta.dirname, 'src/web/afterPhoto.ts'),
           },
+          output: {
+            // React DOM and the router in chunks of their own: afterPhoto.ts runs each module of the
+            // entry in a task of its own, and together with the app's code they were one long task.
+            codeSplitting: {
+              groups: [{ name: 'react-dom', test: /node_modules[\\/](react-dom|scheduler)[\\/]/ }],
+            },
+          },
         },
       },
   // One file with every dependency in it, so the server loads the renderer with a plain import.

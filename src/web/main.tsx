@@ -38,9 +38,18 @@ function render() {
   const reactRoot = createRoot(root);
   startTransition(() => reactRoot.render(app));
 }
-const firstScreen = [
-  seedFirstScreen(store, initialDataOf(document), window.location.pathname),
-  preloadScreen(window.location.pathname),
-  store.getState().followedPayment.payment ? PaymentBanner.preload() : undefined,
-];
-Promise.all(firstScreen).then(render, render);
+/** A task boundary: the phone may paint and answer a tap between two steps of the start. */
+const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+// The modules' evaluation, putting the page's data into the store, and the first render are each
+// a task of their own rather than one long one.
+nextTask()
+  .then(() =>
+    Promise.all([
+      seedFirstScreen(store, initialDataOf(document), window.location.pathname),
+      preloadScreen(window.location.pathname),
+      store.getState().followedPayment.payment ? PaymentBanner.preload() : undefined,
+    ]),
+  )
+  .then(nextTask, nextTask)
+  .then(render);
