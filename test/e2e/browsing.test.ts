@@ -188,6 +188,29 @@ describe('browsing by category, sort and price on a phone', () => {
   });
 });
 
+/**
+ * Holds back every photo the page asks for until `release`: a drawn page's app waits for its
+ * photo (src/web/afterPhoto.ts), so until then the page is the server's HTML alone.
+ */
+async function holdPhotos(page: Page): Promise<{ requested: Promise<void>; release: () => Promise<void> }> {
+  const held: Route[] = [];
+  let holding = true;
+  let asked = () => {};
+  const requested = new Promise<void>((resolve) => {
+    asked = resolve;
+  });
+  await page.route('**/images/**', (route) => {
+    if (!holding) return route.continue();
+    held.push(route);
+    asked();
+  });
+  const release = async () => {
+    holding = false;
+    await Promise.all(held.map((route) => route.continue()));
+  };
+  return { requested, release };
+}
+
 describe('the first screen, drawn by the server', () => {
   it('shows the home page and a product page before any JavaScript runs', async () => {
     const context = await browser.newContext({ baseURL: shop.url, viewport: ADMIN_PHONE, javaScriptEnabled: false });
@@ -209,41 +232,47 @@ describe('the first screen, drawn by the server', () => {
     const lamp = lamps[2] as Product;
     for (const start of ['photo', 'key'] as const) {
       const { page, problems, context } = await newVisitor(browser, shop, ADMIN_PHONE);
-      // The photos are held back until this test lets them go.
-      const held: Route[] = [];
-      let holding = true;
-      const letPhotosGo = () => {
-        holding = false;
-        return Promise.all(held.map((route) => route.continue()));
-      };
-      let photoAsked = () => {};
-      const photoRequested = new Promise<void>((resolve) => {
-        photoAsked = resolve;
-      });
-      await page.route('**/images/**', (route) => {
-        if (!holding) return route.continue();
-        held.push(route);
-        photoAsked();
-      });
+      const photos = await holdPhotos(page);
       const appCode = /\/assets\/index-[\w-]+\.js$/;
       const asked: string[] = [];
       page.on('request', (request) => asked.push(request.url()));
       // Module scripts have run by DOMContentLoaded: the page's loader is waiting for the photo.
       await page.goto(`/products/${lamp._id}`, { waitUntil: 'domcontentloaded' });
-      await photoRequested;
+      await photos.requested;
       expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe(lamp.name);
       expect(asked.filter((url) => appCode.test(url))).toEqual([]);
 
       const appRequested = page.waitForRequest(appCode);
       if (start === 'key') await page.keyboard.press('Shift');
-      else await letPhotosGo();
+      else await photos.release();
       await appRequested;
       // The app takes the page over and sets its title.
       await page.waitForFunction((name) => document.title.startsWith(name), lamp.name);
-      if (start === 'key') await letPhotosGo();
+      if (start === 'key') await photos.release();
       expect(problems).toEqual([]);
       await context.close();
     }
+  });
+
+  it('keeps where a visitor scrolled the category chips before the app took the home page over', async () => {
+    const { page, problems, context } = await newVisitor(browser, shop, ADMIN_PHONE);
+    const photos = await holdPhotos(page);
+    await page.goto('/', { waitUntil: 'domcontentloaded' });
+    await photos.requested;
+    const chips = page.locator('.category-chips');
+    expect(await chips.evaluate((row) => row.scrollWidth > row.clientWidth)).toBe(true);
+    await chips.evaluate((row) => row.scrollBy({ left: 1000 }));
+    const scrolled = await chips.evaluate((row) => row.scrollLeft);
+    expect(scrolled).toBeGreaterThan(0);
+    const appRequested = page.waitForRequest(/\/assets\/index-[\w-]+\.js$/);
+    await photos.release();
+    await appRequested;
+    // Taken over (the app sets the title), the row is where the visitor left it.
+    await page.waitForFunction(() => document.title !== 'Duka');
+    await page.waitForLoadState('networkidle');
+    expect(await chips.evaluate((row) => row.scrollLeft)).toBe(scrolled);
+    expect(problems).toEqual([]);
+    await context.close();
   });
 
   it("is taken over by the app as it is, not drawn again, and then works: a new visitor's cart", async () => {

@@ -12,13 +12,18 @@ export default function CategoryBar({ current, query }: { current: string; query
   const { data: categories } = useGetCategoriesQuery();
   const row = useRef<HTMLUListElement>(null);
   const shown = current.toLowerCase();
+  const firstRun = useRef(true);
   // The shown category's chip in view in its row (a phone shows only the first few), without
-  // scrolling the page itself.
+  // scrolling the page itself. A row the visitor already scrolled when the app first runs (a page
+  // the server drew, scrolled before the app took it over) stays where they left it.
   // biome-ignore lint/correctness/useExhaustiveDependencies: it reads the chips from the DOM, which these two change
   useEffect(() => {
     const list = row.current;
-    const chip = list?.querySelector<HTMLElement>('[aria-current="page"]');
-    if (list && chip && list.scrollWidth > list.clientWidth) {
+    if (!list) return;
+    const scrolledByVisitor = firstRun.current && list.scrollLeft > 0;
+    firstRun.current = false;
+    const chip = list.querySelector<HTMLElement>('[aria-current="page"]');
+    if (chip && !scrolledByVisitor && list.scrollWidth > list.clientWidth) {
       list.scrollLeft = chip.offsetLeft - list.offsetLeft - (list.clientWidth - chip.offsetWidth) / 2;
     }
   }, [shown, categories]);
