@@ -14,14 +14,14 @@ const modules = script?.dataset.modules?.split(' ').filter(Boolean) ?? [];
 const entryImports = Number(script?.dataset.entryImports ?? 0);
 
 /**
- * Asks for every module at once, then runs the entry's own imports one task each before the entry:
- * run as one graph they block a phone's main thread for a few hundred milliseconds in one piece,
- * while the visitor may already be scrolling the drawn page.
+ * Asks for every module at once, the entry too, then runs the entry's own imports one task each
+ * before the entry: run as one graph they block a phone's main thread for a few hundred
+ * milliseconds in one piece, while the visitor may already be scrolling the drawn page.
  */
 async function startApp() {
   const [entry, ...others] = modules;
   if (!entry) return;
-  for (const href of others) {
+  for (const href of modules) {
     const link = document.createElement('link');
     link.rel = 'modulepreload';
     link.crossOrigin = '';
