@@ -188,6 +188,9 @@ describe('browsing by category, sort and price on a phone', () => {
   });
 });
 
+/** The app's entry script, which a drawn page asks for only once its photo is on screen. */
+const APP_ENTRY = /\/assets\/index-[\w-]+\.js$/;
+
 /**
  * Holds back every photo the page asks for until `release`: a drawn page's app waits for its
  * photo (src/web/afterPhoto.ts), so until then the page is the server's HTML alone.
@@ -233,16 +236,15 @@ describe('the first screen, drawn by the server', () => {
     for (const start of ['photo', 'key'] as const) {
       const { page, problems, context } = await newVisitor(browser, shop, ADMIN_PHONE);
       const photos = await holdPhotos(page);
-      const appCode = /\/assets\/index-[\w-]+\.js$/;
       const asked: string[] = [];
       page.on('request', (request) => asked.push(request.url()));
       // Module scripts have run by DOMContentLoaded: the page's loader is waiting for the photo.
       await page.goto(`/products/${lamp._id}`, { waitUntil: 'domcontentloaded' });
       await photos.requested;
       expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe(lamp.name);
-      expect(asked.filter((url) => appCode.test(url))).toEqual([]);
+      expect(asked.filter((url) => APP_ENTRY.test(url))).toEqual([]);
 
-      const appRequested = page.waitForRequest(appCode);
+      const appRequested = page.waitForRequest(APP_ENTRY);
       if (start === 'key') await page.keyboard.press('Shift');
       else await photos.release();
       await appRequested;
@@ -264,7 +266,7 @@ describe('the first screen, drawn by the server', () => {
     await chips.evaluate((row) => row.scrollBy({ left: 1000 }));
     const scrolled = await chips.evaluate((row) => row.scrollLeft);
     expect(scrolled).toBeGreaterThan(0);
-    const appRequested = page.waitForRequest(/\/assets\/index-[\w-]+\.js$/);
+    const appRequested = page.waitForRequest(APP_ENTRY);
     await photos.release();
     await appRequested;
     // Taken over (the app sets the title), the row is where the visitor left it.

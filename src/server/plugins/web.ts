@@ -73,14 +73,14 @@ const pageOf = (html: string): RenderedPage => ({
 /**
  * What a page embeds: the key it is cached under (the build, the screen, and the ETags of the
  * catalogue answers it carries, so it changes exactly when they do), the route whose code it
- * names, how to make the rest of its head from its data, and that data, on the pages the server
- * draws.
+ * names, and on the pages the server draws, the data its first screen shows and how to make the
+ * rest of its head from it.
  */
 interface PagePlan {
   pathname: string;
   route: RouteId | undefined;
   key: string;
-  head: (data: InitialData) => string;
+  head?: (data: InitialData) => string;
   data?: () => InitialData;
 }
 
@@ -206,8 +206,9 @@ export default fp(
       const { entries } = readManifest();
       const index = entries['index.html'];
       const loader = entries['afterPhoto.ts'];
-      const appScript = index && `<script type="module" crossorigin src="/${index.file}"></script>`;
-      if (!index || !loader || !appScript || !html.includes(appScript)) return html;
+      if (!index || !loader) return html;
+      const appScript = `<script type="module" crossorigin src="/${index.file}"></script>`;
+      if (!html.includes(appScript)) return html;
       const appModules = [...filesOf(entries, 'index.html').js];
       let deferred = html;
       for (const file of appModules) deferred = deferred.replace(modulePreload(file), '');
@@ -263,7 +264,7 @@ export default fp(
       const id = matched?.id === 'product' ? matched.params.id : undefined;
       if (id && idParams.safeParse({ id }).success) {
         const product = await answer(() => opts.answers.detail(id));
-        if (!product) return { pathname, route, key: `${build}|product|${id}|none`, head: () => '' };
+        if (!product) return { pathname, route, key: `${build}|product|${id}|none` };
         return {
           pathname,
           route,
@@ -274,7 +275,7 @@ export default fp(
         };
       }
       const screen = route && ROUTES[route].preload ? route : 'none';
-      return { pathname, route, key: `${build}|screen|${screen}`, head: () => '' };
+      return { pathname, route, key: `${build}|screen|${screen}` };
     }
 
     function homeData({ products, top, categories }: InitialData): string {
@@ -337,7 +338,9 @@ export default fp(
       const drawn = draw && renderer !== undefined;
       const screen = screenFiles(plan.route);
       // A drawn page needs its styles at once, and its code only once its photo is on screen.
-      const head = [...screen.css.map(stylesheet), ...(drawn ? [] : screen.js.map(modulePreload)), plan.head(data)].join('');
+      const head = [...screen.css.map(stylesheet), ...(drawn ? [] : screen.js.map(modulePreload)), plan.head?.(data) ?? ''].join(
+        '',
+      );
       let html = head ? indexHtml().replace('</head>', `${head}</head>`) : indexHtml();
       if (drawn) {
         const firstScreen = await renderer(plan.pathname, data);
