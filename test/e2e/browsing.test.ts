@@ -256,6 +256,30 @@ describe('the first screen, drawn by the server', () => {
     }
   });
 
+  it('searches from the header before the app has taken the page over, or with no JavaScript at all', async () => {
+    // No JavaScript: the browser submits the form, and the server sends it to the search's address.
+    const plain = await browser.newContext({ baseURL: shop.url, viewport: ADMIN_PHONE, javaScriptEnabled: false });
+    const plainPage = await plain.newPage();
+    await plainPage.goto('/');
+    await plainPage.getByPlaceholder('Search Product...').fill('  desk lamp ');
+    await plainPage.getByPlaceholder('Search Product...').press('Enter');
+    await plainPage.waitForURL((url) => url.pathname === '/search/desk%20lamp' && url.search === '');
+    await plain.close();
+
+    // The app on its way (the photo held back): the search lands on its results, whichever runs it.
+    const { page, problems, context } = await newVisitor(browser, shop, ADMIN_PHONE);
+    const photos = await holdPhotos(page);
+    await page.goto('/', { waitUntil: 'domcontentloaded' });
+    await photos.requested;
+    await page.getByPlaceholder('Search Product...').fill('Desk Lamp 1');
+    await page.getByPlaceholder('Search Product...').press('Enter');
+    await page.waitForURL('**/search/Desk%20Lamp%201');
+    await photos.release();
+    await expect.poll(() => page.locator('.product-card-name').first().textContent()).toMatch(/^Desk Lamp 1/);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('keeps where a visitor scrolled the category chips before the app took the home page over', async () => {
     const { page, problems, context } = await newVisitor(browser, shop, ADMIN_PHONE);
     const photos = await holdPhotos(page);

@@ -102,6 +102,21 @@ describe('the built app on the wire', () => {
     }
   });
 
+  it("sends the search form, submitted before the app runs, to the search's address", async () => {
+    const cases = [
+      ['/search?q=samsng', '/search/samsng'],
+      ['/search?q=+TV%2FAudio+&category=Phones+%26+Tablets', '/search/TV%2FAudio?category=Phones+%26+Tablets'],
+      ['/search?q=tv&category=', '/search/tv'],
+      ['/search?q=+++', '/'],
+      ['/search', '/'],
+    ];
+    for (const [submitted, target] of cases) {
+      const res = await get(submitted as string, 'br, gzip');
+      expect(res.status, submitted).toBe(303);
+      expect(res.headers.location, submitted).toBe(target);
+    }
+  });
+
   it('answers 404 for a missing asset rather than the page', async () => {
     const res = await get('/assets/missing-0000.js', 'br, gzip');
     expect(res.status).toBe(404);

@@ -11,7 +11,7 @@ import { LRUCache } from 'lru-cache';
 import { imageSrcSet, imageUrl, isShopImage } from '../../shared/images.js';
 import { INITIAL_DATA_ID, type InitialData, type RenderFirstScreen } from '../../shared/initialData.js';
 import { CARD_PHOTO_SIZES, DETAIL_PHOTO_SIZES, SLIDE_PHOTO_SIZES } from '../../shared/photoSizes.js';
-import { matchRoute, ROUTES, type RouteId } from '../../shared/routes.js';
+import { matchRoute, ROUTES, type RouteId, routePath } from '../../shared/routes.js';
 import { idParams } from '../../shared/schemas/common.js';
 import type { CategoryCount, Product, ProductDetail, ProductPage } from '../../shared/schemas/products.js';
 import type { CatalogAnswers } from '../cache/catalog-answers.js';
@@ -382,6 +382,19 @@ export default fp(
       const body = isNotModified(request, etag) || !encoding ? made.html : await encodedBody(made, encoding);
       return sendConditional(request, reply, etag, () => body);
     }
+
+    // The search box is a plain form (action /search, field q): a visitor who searches before the
+    // app has taken a drawn page over is sent to the search's address, as the app would navigate.
+    app.get('/search', (request, reply) => {
+      const query = request.query as Record<string, unknown>;
+      const text = (name: string) => (typeof query[name] === 'string' ? query[name].trim() : '');
+      const keyword = text('q');
+      const category = text('category');
+      const target = keyword
+        ? routePath('search', { keyword }) + (category ? `?${new URLSearchParams({ category })}` : '')
+        : ROUTES.home.pattern;
+      return reply.header('cache-control', 'no-cache').redirect(target, 303);
+    });
 
     app.setNotFoundHandler((request, reply) => {
       const pathname = request.url.split('?')[0] ?? '/';

@@ -24,8 +24,11 @@ export default function SearchBox() {
 
   return (
     // Plain Bootstrap markup: react-bootstrap's Form brings every form part into the first download.
+    // action and names: before the app takes a drawn page over, the browser submits the form itself
+    // and the server sends it to the same address (src/server/plugins/web.ts).
     // biome-ignore lint/a11y/useSemanticElements: <search> is too new for the phones the shop serves; the role says the same
-    <form onSubmit={submit} className="d-flex flex-grow-1 me-lg-3 search-box" role="search">
+    <form action="/search" onSubmit={submit} className="d-flex flex-grow-1 me-lg-3 search-box" role="search">
+      {category && <input type="hidden" name="category" value={category} />}
       <input
         type="search"
         name="q"
