@@ -18,7 +18,7 @@ export default defineConfig({
   test: {
     // Each API test file starts its own shop on its own database; a couple at a time suits 2 cores.
     pool: 'forks',
-    maxWorkers: 2,
+    maxWorkers: Number(process.env.TEST_WORKERS ?? 2),
     // One migrated, seeded PGlite that every test shop on PGlite starts from a copy of.
     globalSetup: ['test/support/pglite-template.ts'],
     // Browser journeys, child processes and whole-shop copies take 5–20 s a test on a quiet machine

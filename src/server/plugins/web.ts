@@ -385,7 +385,8 @@ export default fp(
 
     // The search box is a plain form (action /search, field q): a visitor who searches before the
     // app has taken a drawn page over is sent to the search's address, as the app would navigate.
-    app.get('/search', (request, reply) => {
+    // A page's address, not the API's: left out of the API's description.
+    app.get('/search', { schema: { hide: true } }, (request, reply) => {
       const query = request.query as Record<string, unknown>;
       const text = (name: string) => (typeof query[name] === 'string' ? query[name].trim() : '');
       const keyword = text('q');
