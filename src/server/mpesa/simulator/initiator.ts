@@ -85,8 +85,15 @@ export interface InitiatorContext {
 const ACCEPTED = 'Accept the service request successfully.';
 const OK_DESC = 'The service request is processed successfully.';
 
+/**
+ * The simulated portal's certificate key, one per process: every simulator a process starts (a
+ * test file starts several) shares it, since an RSA key costs a tenth of a second or more of CPU.
+ */
+let portalKey: { publicKey: KeyObject; privateKey: KeyObject } | undefined;
+
 export function createInitiatorApis(ctx: InitiatorContext) {
-  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  portalKey ??= generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const { publicKey, privateKey } = portalKey;
   const keyBytes = 2048 / 8;
   const credentialKeyPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
   const reversals: SimulatedReversal[] = [];
