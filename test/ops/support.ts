@@ -47,6 +47,9 @@ export async function startShopOn(target: Target): Promise<OpsShop> {
     MPESA_ENV: 'simulator',
     MPESA_SIMULATOR_DELAY_MS: '50',
     MPESA_RECONCILE_INTERVAL_MS: '3600000',
+    // These shops sign up dozens of shoppers; a hash keeps its own cost, so a restore still checks them.
+    ARGON2_MEMORY_KIB: '8',
+    ARGON2_TIME_COST: '1',
     ...(target.databaseUrl && { DATABASE_URL: target.databaseUrl }),
   });
   const shop = await startShop(config, { logger: createLogger(config) });
