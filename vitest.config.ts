@@ -1,24 +1,19 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Files that start processes, or read process-wide state (metrics, signals), each get a fresh
- * worker. The rest share one per worker, as a server does: they import the shop's modules once
- * (Fastify, drizzle, PGlite's WebAssembly) instead of once per file, and start and stop their own
- * shops and browsers, so nothing but those modules outlives a file.
+ * The one file that reads process-wide figures as a whole (prom-client's default registry) gets a
+ * fresh worker. The rest share one per worker, as a server does: they import the shop's modules
+ * once (Fastify, drizzle, PGlite's WebAssembly) instead of once per file, and start and stop their
+ * own shops, child processes and browsers, so nothing but those modules outlives a file.
  */
-const ISOLATED = [
-  'test/ops/**/*.test.ts',
-  'test/reliability/**/*.test.ts',
-  'test/security/web.test.ts',
-  'test/api/startup.test.ts',
-  'test/api/shutdown.test.ts',
-];
+const ISOLATED = ['test/ops/metrics.test.ts'];
 
 export default defineConfig({
   test: {
-    // Each API test file starts its own shop on its own database; a couple at a time suits 2 cores.
+    // Each file starts its own shop on its own database. A file spends about half its time waiting
+    // (on Chromium, a child process, a simulated payment's callback): four at a time keep two cores busy.
     pool: 'forks',
-    maxWorkers: Number(process.env.TEST_WORKERS ?? 2),
+    maxWorkers: 4,
     // One migrated, seeded PGlite that every test shop on PGlite starts from a copy of.
     globalSetup: ['test/support/pglite-template.ts'],
     // Browser journeys, child processes and whole-shop copies take 5–20 s a test on a quiet machine
