@@ -93,3 +93,16 @@ export function matchRoute(pathname: string): { id: RouteId; params: Record<stri
   }
   return undefined;
 }
+
+/**
+ * The header's search form as the browser submits it before the app runs: the server answers its
+ * action with a redirect to searchAddress (src/server/plugins/web.ts).
+ */
+export const SEARCH_FORM = { action: '/search', keyword: 'q', category: 'category' } as const;
+
+/** Where a search goes: the keyword's results, kept to a category if one is given, or home for a blank keyword. */
+export function searchAddress(keyword: string, category = ''): string {
+  const trimmed = keyword.trim();
+  if (!trimmed) return ROUTES.home.pattern;
+  return routePath('search', { keyword: trimmed }) + (category ? `?${new URLSearchParams({ category })}` : '');
+}

@@ -11,7 +11,7 @@ import { LRUCache } from 'lru-cache';
 import { imageSrcSet, imageUrl, isShopImage } from '../../shared/images.js';
 import { INITIAL_DATA_ID, type InitialData, type RenderFirstScreen } from '../../shared/initialData.js';
 import { CARD_PHOTO_SIZES, DETAIL_PHOTO_SIZES, SLIDE_PHOTO_SIZES } from '../../shared/photoSizes.js';
-import { matchRoute, ROUTES, type RouteId, routePath } from '../../shared/routes.js';
+import { matchRoute, ROUTES, type RouteId, SEARCH_FORM, searchAddress } from '../../shared/routes.js';
 import { idParams } from '../../shared/schemas/common.js';
 import type { CategoryCount, Product, ProductDetail, ProductPage } from '../../shared/schemas/products.js';
 import type { CatalogAnswers } from '../cache/catalog-answers.js';
@@ -383,17 +383,13 @@ export default fp(
       return sendConditional(request, reply, etag, () => body);
     }
 
-    // The search box is a plain form (action /search, field q): a visitor who searches before the
-    // app has taken a drawn page over is sent to the search's address, as the app would navigate.
-    // A page's address, not the API's: left out of the API's description.
-    app.get('/search', { schema: { hide: true } }, (request, reply) => {
+    // The header's search before the app has taken a drawn page over: the browser submits the form
+    // itself, and lands where the app would have navigated. A page's address, not the API's: left
+    // out of the API's description.
+    app.get(SEARCH_FORM.action, { schema: { hide: true } }, (request, reply) => {
       const query = request.query as Record<string, unknown>;
       const text = (name: string) => (typeof query[name] === 'string' ? query[name].trim() : '');
-      const keyword = text('q');
-      const category = text('category');
-      const target = keyword
-        ? routePath('search', { keyword }) + (category ? `?${new URLSearchParams({ category })}` : '')
-        : ROUTES.home.pattern;
+      const target = searchAddress(text(SEARCH_FORM.keyword), text(SEARCH_FORM.category));
       return reply.header('cache-control', 'no-cache').redirect(target, 303);
     });
 

@@ -1,7 +1,7 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router';
+import { SEARCH_FORM, searchAddress } from '../../../shared/routes';
 import { SearchIcon } from '../../components/icons';
-import { listingQuery, paths } from '../../config/paths';
 
 /**
  * The navigation bar's search: a blank or whitespace keyword goes home (docs/product-rules.md).
@@ -18,20 +18,18 @@ export default function SearchBox() {
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    const trimmed = keyword.trim();
-    navigate(trimmed ? paths.search(trimmed) + listingQuery({ ...(category && { category }) }) : paths.home);
+    navigate(searchAddress(keyword, category));
   }
 
   return (
     // Plain Bootstrap markup: react-bootstrap's Form brings every form part into the first download.
-    // action and names: before the app takes a drawn page over, the browser submits the form itself
-    // and the server sends it to the same address (src/server/plugins/web.ts).
+    // Before the app takes a drawn page over, the browser submits the form itself (SEARCH_FORM).
     // biome-ignore lint/a11y/useSemanticElements: <search> is too new for the phones the shop serves; the role says the same
-    <form action="/search" onSubmit={submit} className="d-flex flex-grow-1 me-lg-3 search-box" role="search">
-      {category && <input type="hidden" name="category" value={category} />}
+    <form action={SEARCH_FORM.action} onSubmit={submit} className="d-flex flex-grow-1 me-lg-3 search-box" role="search">
+      {category && <input type="hidden" name={SEARCH_FORM.category} value={category} />}
       <input
         type="search"
-        name="q"
+        name={SEARCH_FORM.keyword}
         value={keyword}
         onChange={(e) => setKeyword(e.target.value)}
         placeholder="Search Product..."
