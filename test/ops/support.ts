@@ -13,7 +13,7 @@ import type { Product } from '../../src/shared/schemas/products.js';
 import { mapLimit, seededRandom, sleep } from '../reliability/load-support.js';
 import { ApiClient } from '../support/client.js';
 import { createProduct, NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../support/shop.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, testShopEnv } from '../support/shop.js';
 
 /**
  * A shop on a database the test names — PGlite on disk under DATA_DIR, or a PostgreSQL URL — as
@@ -31,25 +31,14 @@ export async function tempDir(prefix = 'duka-ops-'): Promise<string> {
 
 export async function startShopOn(target: Target): Promise<OpsShop> {
   const config = loadConfig({
-    NODE_ENV: 'test',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: target.dataDir,
-    ADMIN_EMAIL,
-    ADMIN_PASSWORD,
+    // The test shops' settings (low password cost, no sign-in limits), on the target's folder.
+    ...testShopEnv(target.dataDir),
     SEED_DEMO: 'false',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DATABASE_POOL_SIZE: '5',
-    RATE_LIMIT_LOGIN_MAX: '100000',
-    RATE_LIMIT_REGISTER_MAX: '100000',
-    RATE_LIMIT_FORGOT_PASSWORD_MAX: '100000',
     RATE_LIMIT_STKPUSH_MAX: '100000',
     MPESA_ENV: 'simulator',
     MPESA_SIMULATOR_DELAY_MS: '50',
     MPESA_RECONCILE_INTERVAL_MS: '3600000',
-    // These shops sign up dozens of shoppers; a hash keeps its own cost, so a restore still checks them.
-    ARGON2_MEMORY_KIB: '8',
-    ARGON2_TIME_COST: '1',
     ...(target.databaseUrl && { DATABASE_URL: target.databaseUrl }),
   });
   const shop = await startShop(config, { logger: createLogger(config) });
