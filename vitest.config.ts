@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { TEST_NODE_FLAGS } from './test/support/node-process.js';
 
 /**
  * The one file that reads process-wide figures as a whole (prom-client's default registry) gets a
@@ -13,6 +14,8 @@ export default defineConfig({
     // Each file starts its own shop on its own database. A file spends about half its time waiting
     // (on Chromium, a child process, a simulated payment's callback): four at a time keep two cores busy.
     pool: 'forks',
+    // Node's flags for the workers, as for every process the tests start (test/support/node-process.ts).
+    execArgv: TEST_NODE_FLAGS,
     maxWorkers: 4,
     // One migrated, seeded PGlite that every test shop on PGlite starts from a copy of.
     globalSetup: ['test/support/pglite-template.ts'],

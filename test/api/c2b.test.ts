@@ -7,6 +7,7 @@ import type { Order } from '../../src/shared/schemas/orders.js';
 import type { LedgerPayment, PaymentStatus } from '../../src/shared/schemas/payments.js';
 import type { ApiClient } from '../support/client.js';
 import { createProduct, expectClientError, placeOrder } from '../support/fixtures.js';
+import { typescriptProcess } from '../support/node-process.js';
 import { freePort } from '../support/ports.js';
 import { startTestShop, type TestShop } from '../support/shop.js';
 import { payByPaybillCommand } from '../support/simulator.js';
@@ -276,18 +277,10 @@ describe('a demo shop pays by Paybill through its simulator', () => {
     const paid = await statusOnce(shopper, order._id, (status) => status.isPaid);
     expect(paid).toMatchObject({ isPaid: true, amountPaid: due });
     // A bad amount is refused before anything is paid.
-    const refused = await promisify(execFile)(process.execPath, [
-      '--import',
-      'tsx',
-      'src/server/mpesa/simulator/cli.ts',
-      'pay',
-      '--url',
-      simulatorUrl,
-      '--account',
-      'X',
-      '--amount',
-      '12.50',
-    ]).catch((error: { code: number; stderr: string }) => error);
+    const refused = await promisify(execFile)(
+      process.execPath,
+      typescriptProcess('src/server/mpesa/simulator/cli.ts', 'pay', '--url', simulatorUrl, '--account', 'X', '--amount', '12.50'),
+    ).catch((error: { code: number; stderr: string }) => error);
     expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining('--amount must be whole shillings') });
   });
 

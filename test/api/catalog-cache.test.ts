@@ -16,6 +16,7 @@ import type { Product, ProductDetail, ProductPage } from '../../src/shared/schem
 import { startChildShop } from '../security/web-helpers.js';
 import type { ApiClient } from '../support/client.js';
 import { createProduct, placeOrder } from '../support/fixtures.js';
+import { typescriptProcess } from '../support/node-process.js';
 import { ADMIN_PASSWORD, buildTestApp, type TestShop } from '../support/shop.js';
 
 const run = promisify(execFile);
@@ -380,8 +381,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('on PostgreSQL', () => {
           REDIS_KEY_PREFIX: prefix,
         };
         await run(
-          path.join(projectRoot, 'node_modules/.bin/tsx'),
-          [path.join(projectRoot, 'src/server/ops/cli.ts'), 'import', file, '--replace'],
+          process.execPath,
+          typescriptProcess(path.join(projectRoot, 'src/server/ops/cli.ts'), 'import', file, '--replace'),
           {
             env,
             cwd: projectRoot,

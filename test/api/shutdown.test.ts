@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ProductPage } from '../../src/shared/schemas/products.js';
 import { ApiClient } from '../support/client.js';
 import { placeOrder } from '../support/fixtures.js';
+import { typescriptProcess } from '../support/node-process.js';
 import { freePort } from '../support/ports.js';
 import { freshPostgresUrl, shopDataDir } from '../support/shop.js';
 
@@ -44,7 +45,7 @@ async function startUnread(env: Record<string, string>): Promise<Unread> {
     full.DATABASE_URL = db.url;
   }
   // Piped, and never read: once the pipe's buffer is full, every write to it would block.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+  const child = spawn(process.execPath, typescriptProcess('src/server/main.ts'), {
     env: full,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ProductPage } from '../../src/shared/schemas/products.js';
 import { ApiClient } from '../support/client.js';
+import { typescriptProcess } from '../support/node-process.js';
 import { freePort } from '../support/ports.js';
 import { freshPostgresUrl, shopDataDir, startTestShop } from '../support/shop.js';
 
@@ -17,7 +18,7 @@ interface Started {
 }
 
 async function startMain(env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+  const child = spawn(process.execPath, typescriptProcess('src/server/main.ts'), {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -98,7 +99,7 @@ describe('starting the shop with no configuration', () => {
   });
 
   it('refuses a DATABASE_URL that is not PostgreSQL', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+    const child = spawn(process.execPath, typescriptProcess('src/server/main.ts'), {
       env: { PATH: process.env.PATH ?? '', DATABASE_URL: 'mysql://nope', PORT: String(await freePort()) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -123,7 +124,7 @@ const PRODUCTION: Record<string, string> = {
 /** Runs the real entry point until it exits, and what it printed to stderr. */
 async function refusedStart(env: Record<string, string | undefined>): Promise<{ code: number | null; stderr: string }> {
   const definedEnv = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+  const child = spawn(process.execPath, typescriptProcess('src/server/main.ts'), {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(await freePort()), ...definedEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

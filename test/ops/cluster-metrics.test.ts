@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metricValue, parseMetrics } from '../support/metrics.js';
+import { typescriptProcess } from '../support/node-process.js';
 import { freePort } from '../support/ports.js';
 
 /**
@@ -17,7 +18,7 @@ let port: number;
 
 beforeAll(async () => {
   port = await freePort();
-  child = spawn(process.execPath, ['--import', 'tsx', 'test/ops/cluster-metrics-app.ts'], {
+  child = spawn(process.execPath, typescriptProcess('test/ops/cluster-metrics-app.ts'), {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',

@@ -15,6 +15,7 @@ import type { ProductPage } from '../../src/shared/schemas/products.js';
 import { ShopProcess, sleep } from '../reliability/fault-process.js';
 import { ApiClient } from '../support/client.js';
 import { createProduct, expectClientError, NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
+import { typescriptProcess } from '../support/node-process.js';
 import { freePort } from '../support/ports.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, freshPostgresUrl } from '../support/shop.js';
 import { fetchWithCa, NGINX, nginxArgs, startNginx, waitForOutput, writePrefix } from './nginx-support.js';
@@ -97,7 +98,7 @@ describe.skipIf(!(NGINX && POSTGRES))('on PostgreSQL, with nginx', () => {
       // Daraja: one simulator, a process of its own that trusts the test CA, because its callbacks
       // reach the shop through nginx over HTTPS as Safaricom's do.
       const simulatorPort = await freePort();
-      const simulator = spawn(process.execPath, ['--import', 'tsx', 'src/server/mpesa/simulator/cli.ts'], {
+      const simulator = spawn(process.execPath, typescriptProcess('src/server/mpesa/simulator/cli.ts'), {
         env: {
           PATH: process.env.PATH ?? '',
           PORT: String(simulatorPort),

@@ -8,6 +8,7 @@ import { OpsError } from '../../src/server/ops/errors.js';
 import { exportShop, importShop } from '../../src/server/ops/transfer.js';
 import { projectRoot } from '../../src/server/paths.js';
 import { ApiClient } from '../support/client.js';
+import { typescriptProcess } from '../support/node-process.js';
 import { freshPostgresUrl, shopDataDir } from '../support/shop.js';
 import { type BuiltShop, buildShop, counts, type OpsShop, snapshot, startShopOn, verifyThroughApi } from './support.js';
 
@@ -162,8 +163,7 @@ describe('db:export and db:import', () => {
     await importShop(target, exportFile);
     const env = { ...process.env, DATA_DIR: target.dataDir, DATABASE_URL: '' };
     const cli = path.join(projectRoot, 'src/server/ops/cli.ts');
-    const tsx = path.join(projectRoot, 'node_modules/.bin/tsx');
-    const refused = await run(tsx, [cli, 'import', exportFile], { env, cwd: projectRoot }).then(
+    const refused = await run(process.execPath, typescriptProcess(cli, 'import', exportFile), { env, cwd: projectRoot }).then(
       () => undefined,
       (error: { code: number; stderr: string; stdout: string }) => error,
     );
@@ -171,7 +171,10 @@ describe('db:export and db:import', () => {
     expect(refused?.stderr).toMatch(/^error: The target database already holds shop data/m);
     expect(refused?.stderr).not.toMatch(/\n\s+at /);
 
-    const replaced = await run(tsx, [cli, 'import', exportFile, '--replace'], { env, cwd: projectRoot });
+    const replaced = await run(process.execPath, typescriptProcess(cli, 'import', exportFile, '--replace'), {
+      env,
+      cwd: projectRoot,
+    });
     expect(replaced.stdout).toMatch(/imported \d+ rows in \d+ tables and \d+ files/);
     const after = await snapshot(target);
     for (const table of Object.keys(before)) expect(after[table], table).toEqual(before[table]);

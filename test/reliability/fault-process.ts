@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { typescriptProcess } from '../support/node-process.js';
 
 /**
  * The shop's real entry point (src/server/main.ts) as a child process, for the fault tests: it can
@@ -43,7 +44,7 @@ export class ShopProcess {
   static async start(env: Record<string, string>, timeoutMs = 90_000): Promise<ShopProcess> {
     const port = env.PORT;
     if (!port) throw new Error('ShopProcess.start needs PORT');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+    const child = spawn(process.execPath, typescriptProcess('src/server/main.ts'), {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

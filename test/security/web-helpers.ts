@@ -8,6 +8,7 @@ import { openDatabase } from '../../src/server/db/client.js';
 import { sharedSecret } from '../../src/server/db/meta.js';
 import { webDistDir } from '../../src/server/paths.js';
 import { ApiClient, type ApiResponse } from '../support/client.js';
+import { typescriptProcess } from '../support/node-process.js';
 import { freePort } from '../support/ports.js';
 import { freshPostgresUrl, shopDataDir } from '../support/shop.js';
 
@@ -147,7 +148,7 @@ export async function startChildShop(env: Record<string, string>): Promise<Child
   const dataDir = await shopDataDir('duka-web-sec-');
   const port = await freePort();
   const postgres = process.env.TEST_DATABASE_URL ? await freshPostgresUrl(process.env.TEST_DATABASE_URL) : undefined;
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, typescriptProcess('src/server/main.ts'), {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',

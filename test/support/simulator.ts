@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { SANDBOX_PASSKEY, SANDBOX_SHORTCODE } from '../../src/server/mpesa/daraja-client.js';
 import { type DarajaSimulator, type SimulatorOptions, startDarajaSimulator } from '../../src/server/mpesa/simulator/index.js';
+import { typescriptProcess } from './node-process.js';
 
 /**
  * A Daraja simulator that a test shop in simulator mode can use through MPESA_SIMULATOR_URL: it
@@ -28,19 +29,20 @@ export async function payByPaybillCommand(
   simulatorUrl: string,
   payment: { account: string; amount: number; phone: string },
 ): Promise<string> {
-  const { stdout } = await promisify(execFile)(process.execPath, [
-    '--import',
-    'tsx',
-    'src/server/mpesa/simulator/cli.ts',
-    'pay',
-    '--url',
-    simulatorUrl,
-    '--account',
-    payment.account,
-    '--amount',
-    String(payment.amount),
-    '--phone',
-    payment.phone,
-  ]);
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    typescriptProcess(
+      'src/server/mpesa/simulator/cli.ts',
+      'pay',
+      '--url',
+      simulatorUrl,
+      '--account',
+      payment.account,
+      '--amount',
+      String(payment.amount),
+      '--phone',
+      payment.phone,
+    ),
+  );
   return stdout;
 }
