@@ -53,9 +53,16 @@ export async function newVisitor(browser: Browser, shop: TestShop, viewport = DE
 }
 
 const shotsDir = path.resolve('test-results', 'screenshots');
+/**
+ * Screenshots are for people to look at, and no test compares them: they are taken only when asked
+ * for (`npm run screenshots`). Encoding a full page costs Chromium and the test about half a second
+ * of CPU, and the journeys take dozens.
+ */
+const TAKE_SCREENSHOTS = process.env.SCREENSHOTS === '1';
 
-/** Saves a full-page screenshot for people to look at (not compared by the tests). */
+/** Saves a full-page screenshot in test-results/screenshots, when screenshots are asked for. */
 export async function screenshot(page: Page, name: string): Promise<void> {
+  if (!TAKE_SCREENSHOTS) return;
   fs.mkdirSync(shotsDir, { recursive: true });
   const { width } = page.viewportSize() ?? DESKTOP;
   await page.screenshot({ path: path.join(shotsDir, `${name}-${width}.png`), fullPage: true });
@@ -63,6 +70,7 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 /** Screenshots of the current screen at phone and desktop widths. */
 export async function screenshotBoth(page: Page, name: string): Promise<void> {
+  if (!TAKE_SCREENSHOTS) return;
   const original = page.viewportSize() ?? DESKTOP;
   for (const size of [PHONE, DESKTOP]) {
     await page.setViewportSize(size);
