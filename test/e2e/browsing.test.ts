@@ -5,11 +5,10 @@ import { createProduct } from '../support/fixtures.js';
 import type { TestShop } from '../support/shop.js';
 import {
   ADMIN_PHONE,
-  DESKTOP,
   expectNoSidewaysScroll,
   launchBrowser,
   newVisitor,
-  screenshot,
+  screenshotBoth,
   startWebShop,
 } from './support/browser.js';
 
@@ -52,16 +51,6 @@ async function pricesOnScreen(page: Page): Promise<number[]> {
 
 const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
 
-/** Both sizes of the current screen, back at the phone's size after. */
-async function screenshots(page: Page, name: string): Promise<void> {
-  await screenshot(page, name);
-  await page.setViewportSize(DESKTOP);
-  await expect.poll(() => page.evaluate(() => window.innerWidth)).toBe(DESKTOP.width);
-  await screenshot(page, name);
-  await page.setViewportSize(ADMIN_PHONE);
-  await expect.poll(() => page.evaluate(() => window.innerWidth)).toBe(ADMIN_PHONE.width);
-}
-
 describe('browsing by category, sort and price on a phone', () => {
   it('opens a category from the bar, sorts by price, narrows the price, pages with the filters kept', async () => {
     const { page, problems } = await newVisitor(browser, shop, ADMIN_PHONE);
@@ -71,7 +60,7 @@ describe('browsing by category, sort and price on a phone', () => {
     const bar = page.getByRole('navigation', { name: 'Categories' });
     await expect.poll(() => bar.getByRole('link', { name: 'All' }).getAttribute('aria-current')).toBe('page');
     await expectNoSidewaysScroll(page);
-    await screenshots(page, 'browse-home');
+    await screenshotBoth(page, 'browse-home');
 
     // The chip row scrolls on its own: the page does not.
     const chips = bar.locator('.category-chips');
@@ -100,7 +89,7 @@ describe('browsing by category, sort and price on a phone', () => {
     await expect.poll(() => pricesOnScreen(page)).toEqual(inRange.slice(0, 12));
     await expect.poll(() => page.getByText(`${LAMPS} · Ksh 200–1,400 · ${inRange.length} products`).isVisible()).toBe(true);
     await expectNoSidewaysScroll(page);
-    await screenshots(page, 'browse-category-filtered');
+    await screenshotBoth(page, 'browse-category-filtered');
 
     // The second page keeps the category, the sort and the range, and so does a reload.
     await page.getByRole('link', { name: 'Page 2' }).click();
@@ -122,7 +111,7 @@ describe('browsing by category, sort and price on a phone', () => {
     await page.getByRole('button', { name: 'Apply' }).click();
     await expect.poll(() => page.getByText('No products match these filters.').isVisible()).toBe(true);
     await expectNoSidewaysScroll(page);
-    await screenshots(page, 'browse-empty');
+    await screenshotBoth(page, 'browse-empty');
     await page.getByRole('link', { name: 'Clear filters' }).click();
     await page.waitForURL((url) => url.pathname === `/category/${LAMPS}` && url.search === '');
     await expect.poll(() => page.locator('.product-card').count()).toBe(12);
@@ -144,7 +133,7 @@ describe('browsing by category, sort and price on a phone', () => {
     };
     // Only the desk lamps: the dearest is 1,400.
     await expect.poll(dearestFirst(1400)).toBe(true);
-    await screenshots(page, 'browse-search-in-category');
+    await screenshotBoth(page, 'browse-search-in-category');
 
     // Searching all categories keeps the sort: the solar desk lamp (another category, Ksh 3,100) now comes first.
     await page.getByRole('link', { name: 'Search all categories' }).click();
