@@ -267,6 +267,33 @@ describe('the first screen, drawn by the server', () => {
     await expect.poll(() => page.locator('.product-card-name').first().textContent()).toMatch(/^Desk Lamp 1/);
     expect(problems).toEqual([]);
     await context.close();
+
+    // Typed before the app took the page over, sent after: the app searches what the box shows,
+    // though it never saw those keys.
+    const slow = await newVisitor(browser, shop, ADMIN_PHONE);
+    const held = await holdPhotos(slow.page);
+    await slow.page.goto('/', { waitUntil: 'domcontentloaded' });
+    await held.requested;
+    const box = slow.page.getByPlaceholder('Search Product...');
+    await box.fill('Desk Lamp 2');
+    const appRequested = slow.page.waitForRequest(APP_ENTRY);
+    await held.release();
+    await appRequested;
+    // Taken over: the app sets the title.
+    await slow.page.waitForFunction(() => document.title !== 'Duka');
+    expect(await box.inputValue()).toBe('Desk Lamp 2');
+    await box.press('Enter');
+    await slow.page.waitForURL('**/search/Desk%20Lamp%202');
+    await expect.poll(() => slow.page.locator('.product-card-name').first().textContent()).toMatch(/^Desk Lamp 2/);
+    // The box follows the address: empty at home, the search again on the way back.
+    await slow.page.locator('header .navbar-brand').click();
+    await slow.page.waitForURL((url) => url.pathname === '/');
+    await expect.poll(() => box.inputValue()).toBe('');
+    await slow.page.goBack();
+    await slow.page.waitForURL('**/search/Desk%20Lamp%202');
+    await expect.poll(() => box.inputValue()).toBe('Desk Lamp 2');
+    expect(slow.problems).toEqual([]);
+    await slow.context.close();
   });
 
   it('keeps where a visitor scrolled the category chips before the app took the home page over', async () => {

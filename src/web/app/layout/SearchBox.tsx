@@ -1,4 +1,4 @@
-import { type FormEvent, useEffect, useState } from 'react';
+import { type FormEvent, useEffect, useRef } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router';
 import { SEARCH_FORM, searchAddress } from '../../../shared/routes';
 import { SearchIcon } from '../../components/icons';
@@ -12,13 +12,20 @@ export default function SearchBox() {
   const { keyword: current, category: pageCategory } = useParams();
   const [query] = useSearchParams();
   const category = pageCategory ?? (current ? query.get('category') : null) ?? '';
-  const [keyword, setKeyword] = useState(current ?? '');
+  // The box keeps its own text (an uncontrolled input): what a shopper typed before the app took a
+  // drawn page over stays in it, where React's state would have emptied it, and is what is searched.
+  const box = useRef<HTMLInputElement>(null);
+  const shown = useRef(current);
   // Follow the address: the box shows the current search, and empties when the shopper leaves it.
-  useEffect(() => setKeyword(current ?? ''), [current]);
+  useEffect(() => {
+    if (shown.current === current) return;
+    shown.current = current;
+    if (box.current) box.current.value = current ?? '';
+  }, [current]);
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    navigate(searchAddress(keyword, category));
+    navigate(searchAddress(box.current?.value ?? '', category));
   }
 
   return (
@@ -30,8 +37,8 @@ export default function SearchBox() {
       <input
         type="search"
         name={SEARCH_FORM.keyword}
-        value={keyword}
-        onChange={(e) => setKeyword(e.target.value)}
+        ref={box}
+        defaultValue={current ?? ''}
         placeholder="Search Product..."
         aria-label="Search the shop"
         className="form-control me-2"
