@@ -8,6 +8,13 @@ import { TEST_NODE_FLAGS } from './test/support/node-process.js';
  * own shops, child processes and browsers, so nothing but those modules outlives a file.
  */
 const ISOLATED = ['test/ops/metrics.test.ts'];
+/**
+ * The web app's tests run in a simulated DOM (happy-dom). They are a project of their own because
+ * vitest keeps a worker for the next file only when that file needs the same environment: mixed
+ * in with the server's files, each would replace the worker before it and the one after it.
+ * Projects run in the order of their names, so these come after the server's.
+ */
+const WEB_COMPONENTS = ['src/web/**/*.test.{ts,tsx}'];
 
 export default defineConfig({
   test: {
@@ -42,7 +49,16 @@ export default defineConfig({
         test: {
           name: 'shared',
           include: ['test/**/*.test.{ts,tsx}', 'src/**/*.test.{ts,tsx}', 'tools/**/*.test.ts'],
-          exclude: ISOLATED,
+          exclude: [...ISOLATED, ...WEB_COMPONENTS],
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'web',
+          include: WEB_COMPONENTS,
+          environment: 'happy-dom',
           isolate: false,
         },
       },

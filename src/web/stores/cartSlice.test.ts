@@ -1,4 +1,3 @@
-// @vitest-environment happy-dom
 import { configureStore, type UnknownAction } from '@reduxjs/toolkit';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { authReducer } from './authSlice';
