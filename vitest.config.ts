@@ -14,7 +14,7 @@ const ISOLATED = ['test/ops/metrics.test.ts'];
  * in with the server's files, each would replace the worker before it and the one after it.
  * Projects run in the order of their names, so these come after the server's.
  */
-const WEB_COMPONENTS = ['src/web/**/*.test.{ts,tsx}'];
+const WEB_APP_TESTS = ['src/web/**/*.test.{ts,tsx}'];
 
 export default defineConfig({
   test: {
@@ -49,7 +49,7 @@ export default defineConfig({
         test: {
           name: 'shared',
           include: ['test/**/*.test.{ts,tsx}', 'src/**/*.test.{ts,tsx}', 'tools/**/*.test.ts'],
-          exclude: [...ISOLATED, ...WEB_COMPONENTS],
+          exclude: [...ISOLATED, ...WEB_APP_TESTS],
           isolate: false,
         },
       },
@@ -57,7 +57,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'web',
-          include: WEB_COMPONENTS,
+          include: WEB_APP_TESTS,
           environment: 'happy-dom',
           isolate: false,
         },
