@@ -10,11 +10,18 @@ import { parseArgs, stripVTControlCharacters } from 'node:util';
  * judged by. With `--against <commit>` it first runs that commit's own `npm test` from a clean
  * checkout (its own `npm ci`), then this tree's, back to back on the same machine, and prints the
  * ratio: two runs hours apart on a shared machine differ by more than the change being measured.
+ * `--rounds <n>` alternates the two n times (commit, tree, commit, tree, …), so that a machine
+ * that slows down or speeds up during the hour weighs on both, and prints the ratio of the medians.
+ *
+ * Every run starts without vitest's record of earlier runs (node_modules/.vite/vitest), as a clean
+ * clone does: with it, vitest runs the files that were slowest last time first.
  */
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-const { values: args } = parseArgs({ options: { against: { type: 'string' } } });
+const { values: args } = parseArgs({ options: { against: { type: 'string' }, rounds: { type: 'string', default: '1' } } });
+const rounds = Number(args.rounds);
+if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a whole number from 1: ${args.rounds}`);
 
 interface SuiteRun {
   label: string;
@@ -36,6 +43,7 @@ function runNpmTest(cwd: string, label: string): Promise<SuiteRun> {
   const env = { ...process.env };
   // The PGlite run: a database URL in the environment would turn it into the PostgreSQL one.
   delete env.TEST_DATABASE_URL;
+  fs.rmSync(path.join(cwd, 'node_modules', '.vite', 'vitest'), { recursive: true, force: true });
   const loadBefore = loadAverage();
   const started = process.hrtime.bigint();
   const child = spawn('npm', ['test'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -71,19 +79,36 @@ function print(run: SuiteRun): void {
   );
 }
 
-const runs: SuiteRun[] = [];
-if (args.against) {
-  const dir = checkout(args.against);
-  try {
-    runs.push(await runNpmTest(dir, args.against));
-  } finally {
-    spawnSync('git', ['worktree', 'remove', '--force', dir], { cwd: root, stdio: 'inherit' });
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+};
+
+const baseline: SuiteRun[] = [];
+const current: SuiteRun[] = [];
+const dir = args.against ? checkout(args.against) : undefined;
+try {
+  for (let round = 1; round <= rounds; round++) {
+    const suffix = rounds > 1 ? ` (round ${round})` : '';
+    if (dir && args.against) {
+      const run = await runNpmTest(dir, `${args.against}${suffix}`);
+      baseline.push(run);
+      print(run);
+    }
+    const run = await runNpmTest(root, `this tree${suffix}`);
+    current.push(run);
+    print(run);
   }
-  print(runs[0] as SuiteRun);
+} finally {
+  if (dir) spawnSync('git', ['worktree', 'remove', '--force', dir], { cwd: root, stdio: 'inherit' });
 }
-const current = await runNpmTest(root, 'this tree');
-runs.push(current);
-print(current);
-const before = runs.length === 2 ? runs[0] : undefined;
-if (before) console.log(`ratio: ${(current.wallSeconds / before.wallSeconds).toFixed(2)} of ${before.label}'s wall time`);
-process.exitCode = runs.every((run) => run.exitCode === 0) ? 0 : 1;
+if (baseline.length > 0) {
+  const before = median(baseline.map((run) => run.wallSeconds));
+  const after = median(current.map((run) => run.wallSeconds));
+  const what = rounds > 1 ? `median of ${rounds}: ` : '';
+  console.log(
+    `ratio: ${what}${after.toFixed(1)} s / ${before.toFixed(1)} s = ${(after / before).toFixed(2)} of ${args.against}'s wall time`,
+  );
+}
+process.exitCode = [...baseline, ...current].every((run) => run.exitCode === 0) ? 0 : 1;
