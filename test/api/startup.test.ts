@@ -1,38 +1,22 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ProductPage } from '../../src/shared/schemas/products.js';
 import { ApiClient } from '../support/client.js';
+import { type MainProcess, spawnMain } from '../support/main-process.js';
 import { typescriptProcess } from '../support/node-process.js';
 import { freePort } from '../support/ports.js';
 import { freshPostgresUrl, shopDataDir, startTestShop } from '../support/shop.js';
 
 /** The real entry point, started as `npm start` would, with no configuration but a port and a folder. */
 
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  exit: Promise<number | null>;
-}
-
-async function startMain(env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, typescriptProcess('src/server/main.ts'), {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 45_000;
-  while (!output.includes('Duka is open')) {
-    if (child.exitCode !== null) throw new Error(`the shop exited: ${output}`);
-    if (Date.now() > deadline) throw new Error(`the shop did not start: ${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { child, output: () => output, exit };
+/** Starts the entry point and waits for it to say it is open. */
+async function startMain(env: Record<string, string>): Promise<MainProcess> {
+  const shop = spawnMain(env);
+  await shop.printed('Duka is open', 45_000);
+  return shop;
 }
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -78,14 +62,11 @@ describe('starting the shop with no configuration', () => {
     // received (its password check then takes a while), not after a guessed pause.
     const signingIn = new ApiClient(base);
     expect((await signingIn.get('/api/health')).status).toBe(200);
-    const received = first.output().length;
     const inFlight = signingIn.post('/api/users/auth', { email: 'admin@example.com', password: password! });
-    await expect
-      .poll(() => /"url":"\/api\/users\/auth"/.test(first.output().slice(received)), { interval: 5, timeout: 10_000 })
-      .toBe(true);
+    await first.printed('"url":"/api/users/auth"', 10_000);
     first.child.kill('SIGTERM');
     expect((await inFlight).status).toBe(200);
-    expect(await first.exit, first.output()).toBe(0);
+    expect((await first.exited).code, first.output()).toBe(0);
     expect(first.output()).toContain('stopped');
 
     const second = await startMain(env);
@@ -95,16 +76,13 @@ describe('starting the shop with no configuration', () => {
     expect((await again.get<ProductPage>('/api/products')).body.count).toBe(products.count);
     await again.signIn('admin@example.com', password!);
     second.child.kill('SIGINT');
-    expect(await second.exit, second.output()).toBe(0);
+    expect((await second.exited).code, second.output()).toBe(0);
   });
 
   it('refuses a DATABASE_URL that is not PostgreSQL', async () => {
-    const child = spawn(process.execPath, typescriptProcess('src/server/main.ts'), {
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: 'mysql://nope', PORT: String(await freePort()) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const code = await new Promise((resolve) => child.on('exit', resolve));
-    expect(code).not.toBe(0);
+    const shop = spawnMain({ DATABASE_URL: 'mysql://nope', PORT: String(await freePort()) });
+    const { code } = await shop.exited;
+    expect(code, shop.output()).not.toBe(0);
   });
 });
 
@@ -181,7 +159,7 @@ describe('a production start never takes a demo default', () => {
     const shop = await startMain(env);
     expect((await fetch(`http://127.0.0.1:${env.PORT}/api/health`)).status).toBe(200);
     shop.child.kill('SIGTERM');
-    expect(await shop.exit, shop.output()).toBe(0);
+    expect((await shop.exited).code, shop.output()).toBe(0);
   });
 });
 

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import type net from 'node:net';
@@ -8,7 +7,7 @@ import { openDatabase } from '../../src/server/db/client.js';
 import { sharedSecret } from '../../src/server/db/meta.js';
 import { webDistDir } from '../../src/server/paths.js';
 import { ApiClient, type ApiResponse } from '../support/client.js';
-import { typescriptProcess } from '../support/node-process.js';
+import { spawnMain } from '../support/main-process.js';
 import { freePort } from '../support/ports.js';
 import { freshPostgresUrl, shopDataDir } from '../support/shop.js';
 
@@ -148,32 +147,18 @@ export async function startChildShop(env: Record<string, string>): Promise<Child
   const dataDir = await shopDataDir('duka-web-sec-');
   const port = await freePort();
   const postgres = process.env.TEST_DATABASE_URL ? await freshPostgresUrl(process.env.TEST_DATABASE_URL) : undefined;
-  const child: ChildProcess = spawn(process.execPath, typescriptProcess('src/server/main.ts'), {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      ...(postgres && { DATABASE_URL: postgres.url }),
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const shop = spawnMain({
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    ...(postgres && { DATABASE_URL: postgres.url }),
+    ...env,
   });
-  let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   // A fresh shop migrates and seeds first: on a loaded 2-core machine that alone can take a minute.
-  const deadline = Date.now() + 90_000;
-  while (!output.includes('Duka is open')) {
-    if (child.exitCode !== null) throw new Error(`the shop exited: ${output}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`the shop did not start: ${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await shop.printed('Duka is open', 90_000).catch(async (error: unknown) => {
+    await shop.kill();
+    throw error;
+  });
   const url = `http://127.0.0.1:${port}`;
   const exchanges: Exchange[] = [];
   let stopped = false;
@@ -181,7 +166,11 @@ export async function startChildShop(env: Record<string, string>): Promise<Child
     url,
     dataDir,
     exchanges,
-    logLines: () => output.split('\n').filter((line) => line.trim() !== ''),
+    logLines: () =>
+      shop
+        .output()
+        .split('\n')
+        .filter((line) => line.trim() !== ''),
     client: () => new RecordingClient(url, exchanges),
     seenCookies: (name) => exchanges.flatMap((e) => e.cookies.filter(([n, v]) => n === name && v !== '').map(([, v]) => v)),
     async callbackSecret() {
@@ -197,15 +186,14 @@ export async function startChildShop(env: Record<string, string>): Promise<Child
     async stop() {
       if (!stopped) {
         stopped = true;
-        child.kill('SIGTERM');
+        shop.child.kill('SIGTERM');
       }
-      return exit;
+      return (await shop.exited).code;
     },
     async cleanup() {
       if (!stopped) {
         stopped = true;
-        child.kill('SIGKILL');
-        await exit;
+        await shop.kill();
       }
       await postgres?.drop();
       await fs.rm(dataDir, { recursive: true, force: true });
