@@ -36,6 +36,10 @@ export default defineConfig({
       outputFile: { json: process.env.VITEST_JSON },
     }),
     hookTimeout: 60_000,
+    // expect.poll gives up after 1 s unless told otherwise, and a browser page drawn on a busy
+    // 2-core machine can take longer than that to show what the test waits for (a CI run failed
+    // so). The same 15 s as a browser step: what never comes still fails by name.
+    expect: { poll: { timeout: 15_000 } },
     projects: [
       {
         extends: true,
