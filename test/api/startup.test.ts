@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,7 +5,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ProductPage } from '../../src/shared/schemas/products.js';
 import { ApiClient } from '../support/client.js';
 import { type MainProcess, spawnMain } from '../support/main-process.js';
-import { typescriptProcess } from '../support/node-process.js';
 import { freePort } from '../support/ports.js';
 import { freshPostgresUrl, shopDataDir, startTestShop } from '../support/shop.js';
 
@@ -102,17 +100,11 @@ const PRODUCTION: Record<string, string> = {
 /** Runs the real entry point until it exits, and what it printed to stderr. */
 async function refusedStart(env: Record<string, string | undefined>): Promise<{ code: number | null; stderr: string }> {
   const definedEnv = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
-  const child = spawn(process.execPath, typescriptProcess('src/server/main.ts'), {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(await freePort()), ...definedEnv },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  child.stdout!.resume();
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  const shop = spawnMain({ PORT: String(await freePort()), ...definedEnv });
+  const timer = setTimeout(() => void shop.kill(), 30_000);
+  const { code } = await shop.exited;
   clearTimeout(timer);
-  return { code, stderr };
+  return { code, stderr: shop.stderr() };
 }
 
 describe('a production start never takes a demo default', () => {

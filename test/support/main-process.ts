@@ -11,8 +11,10 @@ export interface MainProcess {
   child: ChildProcess;
   /** All it wrote to stdout and stderr so far. */
   output(): string;
-  /** Its exit: code, signal, and when (Date.now()) it was seen. */
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+  /** What it wrote to stderr alone: where a refusal to start is reported. */
+  stderr(): string;
+  /** Its exit code, or the signal that ended it. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /**
    * Resolves as soon as its output holds `text`; rejects, with the output, if it exits first or
    * `ms` pass. Waits on the output itself, not on a polling interval.
@@ -33,19 +35,22 @@ export function spawnMain(env: Record<string, string>): MainProcess {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  let stderr = '';
   const waiters = new Set<() => void>();
   const keep = (chunk: Buffer) => {
     output += chunk.toString();
     for (const check of waiters) check();
   };
   child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    keep(chunk);
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
   );
   // 'close' comes once its output has ended as well: nothing more can be printed after it.
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  const running = () => child.exitCode === null && child.signalCode === null;
 
   const printed = (text: string, ms: number) =>
     new Promise<void>((resolve, reject) => {
@@ -70,10 +75,11 @@ export function spawnMain(env: Record<string, string>): MainProcess {
   return {
     child,
     output: () => output,
+    stderr: () => stderr,
     exited,
     printed,
     async kill() {
-      if (running()) child.kill('SIGKILL');
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
     },
   };
