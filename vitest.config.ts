@@ -24,8 +24,9 @@ export default defineConfig({
     // Node's flags for the workers, as for every process the tests start (test/support/node-process.ts).
     execArgv: TEST_NODE_FLAGS,
     maxWorkers: 4,
-    // One migrated, seeded PGlite that every test shop on PGlite starts from a copy of.
-    globalSetup: ['test/support/pglite-template.ts'],
+    // The server's build for the processes tests start, and one migrated, seeded PGlite that every
+    // test shop on PGlite starts from a copy of.
+    globalSetup: ['test/support/global-setup.ts'],
     // Browser journeys, child processes and whole-shop copies take 5–20 s a test on a quiet machine
     // and twice that on a busy one. A stuck browser step still fails by name after 15 s
     // (test/e2e/support/browser.ts).

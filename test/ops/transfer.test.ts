@@ -8,7 +8,7 @@ import { OpsError } from '../../src/server/ops/errors.js';
 import { exportShop, importShop } from '../../src/server/ops/transfer.js';
 import { projectRoot } from '../../src/server/paths.js';
 import { ApiClient } from '../support/client.js';
-import { typescriptProcess } from '../support/node-process.js';
+import { tsxProcess } from '../support/node-process.js';
 import { freshPostgresUrl, shopDataDir } from '../support/shop.js';
 import { type BuiltShop, buildShop, counts, type OpsShop, snapshot, startShopOn, verifyThroughApi } from './support.js';
 
@@ -163,7 +163,7 @@ describe('db:export and db:import', () => {
     await importShop(target, exportFile);
     const env = { ...process.env, DATA_DIR: target.dataDir, DATABASE_URL: '' };
     const cli = path.join(projectRoot, 'src/server/ops/cli.ts');
-    const refused = await run(process.execPath, typescriptProcess(cli, 'import', exportFile), { env, cwd: projectRoot }).then(
+    const refused = await run(process.execPath, tsxProcess(cli, 'import', exportFile), { env, cwd: projectRoot }).then(
       () => undefined,
       (error: { code: number; stderr: string; stdout: string }) => error,
     );
@@ -171,7 +171,7 @@ describe('db:export and db:import', () => {
     expect(refused?.stderr).toMatch(/^error: The target database already holds shop data/m);
     expect(refused?.stderr).not.toMatch(/\n\s+at /);
 
-    const replaced = await run(process.execPath, typescriptProcess(cli, 'import', exportFile, '--replace'), {
+    const replaced = await run(process.execPath, tsxProcess(cli, 'import', exportFile, '--replace'), {
       env,
       cwd: projectRoot,
     });

@@ -4,17 +4,18 @@ import path from 'node:path';
 import { PGLITE_EMPTY_ENV, PGLITE_TEMPLATE_ENV } from './pglite-env.js';
 
 /**
- * Vitest global setup: one PGlite database migrated and seeded as startTestShop's shop would be,
- * dumped to a file. Each test file's shop starts from its own copy of it: a fresh in-memory PGlite
- * runs initdb, the migrations and the seed, seconds per file; loading the dump skips all three.
+ * Half of vitest's global setup (global-setup.ts): one PGlite database migrated and seeded as
+ * startTestShop's shop would be, dumped to a file. Each test file's shop starts from its own copy
+ * of it: a fresh in-memory PGlite runs initdb, the migrations and the seed, seconds per file;
+ * loading the dump skips all three.
  *
  * The same cluster is dumped first as initdb left it, before any migration: shops that must
  * migrate and seed for themselves (the real entry point, other seed settings) start from a copy of
  * that, and skip only initdb, about five seconds of CPU each.
  */
-export default async function setup(): Promise<(() => Promise<void>) | undefined> {
+export default async function makePgliteTemplate(): Promise<(() => Promise<void>) | undefined> {
   if (process.env.TEST_DATABASE_URL) return undefined;
-  // Every project of vitest.config.ts names this setup, and all run in one process: the first
+  // Every project of vitest.config.ts names the global setup, and all run in one process: the first
   // makes the template for all. The shop's modules are imported only then, once: a second copy of
   // them would register its metrics again in prom-client's one registry.
   if (process.env[PGLITE_TEMPLATE_ENV]) return undefined;
