@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/server/db/client.js';
 import { type ListQuery, listProducts } from '../../src/server/domain/catalog.js';
 import { PRODUCT_SORTS, PRODUCTS_PAGE_SIZE } from '../../src/shared/constants.js';
 import { explainStatement, recordingDb } from '../../tools/bench/explain.js';
@@ -19,13 +20,24 @@ let shop: TestShop;
 
 beforeAll(async () => {
   shop = await buildTestApp();
-  await shop.database.db.execute(sql`
+  const { db } = shop.database;
+  // Loaded as a bulk load is: the products first, then the migrations' own indexes built over them
+  // from their own definitions. Kept up row by row instead (the GIN ones above all), they cost the
+  // load about a third more CPU. The plans read the same indexes either way.
+  const indexes = await queryRows<{ indexname: string; indexdef: string }>(
+    db,
+    sql`SELECT indexname, indexdef FROM pg_indexes
+         WHERE tablename = 'products' AND indexname NOT IN (SELECT conname FROM pg_constraint)`,
+  );
+  for (const { indexname } of indexes) await db.execute(sql`DROP INDEX ${sql.identifier(indexname)}`);
+  await db.execute(sql`
     INSERT INTO products (name, image, category, description, price_cents, count_in_stock, rating, num_reviews, created_at, updated_at)
     SELECT 'Bulk item ' || g, '/images/hiking-backpack-40l.webp', 'Bulk ' || (g % ${CATEGORIES}), '',
            (g * 7919) % 5000000, g % 50, (g % 11) / 2.0 % 5, g % 13,
            timestamptz '2025-01-01' + g * interval '1 minute', now()
       FROM generate_series(1, ${PRODUCTS}) g`);
-  await shop.database.db.execute(sql`ANALYZE products`);
+  for (const { indexdef } of indexes) await db.execute(sql.raw(indexdef));
+  await db.execute(sql`ANALYZE products`);
 }, 600_000);
 afterAll(() => shop?.stop());
 
