@@ -4,18 +4,14 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ProductPage } from '../../src/shared/schemas/products.js';
 import { ApiClient } from '../support/client.js';
-import { type MainProcess, spawnMain } from '../support/main-process.js';
+import { spawnMain, startMain } from '../support/main-process.js';
 import { freePort } from '../support/ports.js';
 import { freshPostgresUrl, shopDataDir, startTestShop } from '../support/shop.js';
 
 /** The real entry point, started as `npm start` would, with no configuration but a port and a folder. */
 
-/** Starts the entry point and waits for it to say it is open. */
-async function startMain(env: Record<string, string>): Promise<MainProcess> {
-  const shop = spawnMain(env);
-  await shop.printed('Duka is open', 45_000);
-  return shop;
-}
+/** A start from an empty folder migrates and seeds first. */
+const START_MS = 45_000;
 
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -36,7 +32,7 @@ describe('starting the shop with no configuration', () => {
     }
     const base = `http://127.0.0.1:${env.PORT}`;
 
-    const first = await startMain(env);
+    const first = await startMain(env, START_MS);
     const password = /admin account admin@example\.com with password (\S+)/.exec(first.output())?.[1];
     expect(password, first.output()).toBeDefined();
     const client = new ApiClient(base);
@@ -67,7 +63,7 @@ describe('starting the shop with no configuration', () => {
     expect((await first.exited).code, first.output()).toBe(0);
     expect(first.output()).toContain('stopped');
 
-    const second = await startMain(env);
+    const second = await startMain(env, START_MS);
     expect(second.output()).not.toContain('with password');
     expect(second.output()).not.toContain('seeded the demo shop');
     const again = new ApiClient(base);
@@ -148,7 +144,7 @@ describe('a production start never takes a demo default', () => {
       cleanups.push(db.drop);
       env.DATABASE_URL = db.url;
     }
-    const shop = await startMain(env);
+    const shop = await startMain(env, START_MS);
     expect((await fetch(`http://127.0.0.1:${env.PORT}/api/health`)).status).toBe(200);
     shop.child.kill('SIGTERM');
     expect((await shop.exited).code, shop.output()).toBe(0);

@@ -7,7 +7,7 @@ import { openDatabase } from '../../src/server/db/client.js';
 import { sharedSecret } from '../../src/server/db/meta.js';
 import { webDistDir } from '../../src/server/paths.js';
 import { ApiClient, type ApiResponse } from '../support/client.js';
-import { spawnMain } from '../support/main-process.js';
+import { startMain } from '../support/main-process.js';
 import { freePort } from '../support/ports.js';
 import { freshPostgresUrl, shopDataDir } from '../support/shop.js';
 
@@ -147,18 +147,11 @@ export async function startChildShop(env: Record<string, string>): Promise<Child
   const dataDir = await shopDataDir('duka-web-sec-');
   const port = await freePort();
   const postgres = process.env.TEST_DATABASE_URL ? await freshPostgresUrl(process.env.TEST_DATABASE_URL) : undefined;
-  const shop = spawnMain({
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    ...(postgres && { DATABASE_URL: postgres.url }),
-    ...env,
-  });
   // A fresh shop migrates and seeds first: on a loaded 2-core machine that alone can take a minute.
-  await shop.printed('Duka is open', 90_000).catch(async (error: unknown) => {
-    await shop.kill();
-    throw error;
-  });
+  const shop = await startMain(
+    { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ...(postgres && { DATABASE_URL: postgres.url }), ...env },
+    90_000,
+  );
   const url = `http://127.0.0.1:${port}`;
   const exchanges: Exchange[] = [];
   let stopped = false;

@@ -84,3 +84,16 @@ export function spawnMain(env: Record<string, string>): MainProcess {
     },
   };
 }
+
+/**
+ * Starts the entry point and waits up to `ms` for it to say it is open; kills it if it does not,
+ * so a failed start leaves no process behind.
+ */
+export async function startMain(env: Record<string, string>, ms: number): Promise<MainProcess> {
+  const shop = spawnMain(env);
+  await shop.printed('Duka is open', ms).catch(async (error: unknown) => {
+    await shop.kill();
+    throw error;
+  });
+  return shop;
+}

@@ -15,10 +15,6 @@ import { PGLITE_EMPTY_ENV, PGLITE_TEMPLATE_ENV } from './pglite-env.js';
  */
 export default async function makePgliteTemplate(): Promise<(() => Promise<void>) | undefined> {
   if (process.env.TEST_DATABASE_URL) return undefined;
-  // Every project of vitest.config.ts names the global setup, and all run in one process: the first
-  // makes the template for all. The shop's modules are imported only then, once: a second copy of
-  // them would register its metrics again in prom-client's one registry.
-  if (process.env[PGLITE_TEMPLATE_ENV]) return undefined;
   const [{ loadConfig }, { openDatabase }, { seedShop }, { createLogger }, { testShopEnv }] = await Promise.all([
     import('../../src/server/config.js'),
     import('../../src/server/db/client.js'),
