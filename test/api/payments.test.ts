@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCKED_SUBSCRIBER_MESSAGE } from '../../src/server/mpesa/daraja-errors.js';
 import type { Order, OrderPage } from '../../src/shared/schemas/orders.js';
@@ -185,6 +186,82 @@ describe('paying an order with M-Pesa', () => {
     const runs = await Promise.all([shop.mpesa.reconcileNow(), shop.mpesa.reconcileNow(), shop.mpesa.reconcileNow()]);
     expect(runs.reduce((n, r) => n + r.settled, 0)).toBe(1);
     expect((await status(shopper, order._id)).isPaid).toBe(true);
+  });
+});
+
+// PGlite is one connection: its statements never interleave, so this race needs PostgreSQL.
+describe.skipIf(!process.env.TEST_DATABASE_URL)('on PostgreSQL: a callback racing the push’s own answer', () => {
+  it('pays the order when the answer is recorded while the callback waits for the prompt’s row', async () => {
+    const { shopper, order, due } = await shopperWithOrder();
+    // 0700000006 pays without a callback: the test sends the callback itself, at the moment it chooses.
+    const sent = await whenPhoneFree(() => pay(shopper, order, '0700000006'));
+    const { checkoutRequestId } = sent.body;
+    // Daraja's status query confirms a success callback, so wait until the simulator's prompt is paid.
+    await expect
+      .poll(async () => (await shop.mpesa.deps.daraja.stkQuery(checkoutRequestId)).state, { timeout: 5000, interval: 50 })
+      .toBe('completed');
+    // Back to the moment before the push's answer was recorded: the prompt has no CheckoutRequestID yet.
+    await shop.database.db.execute(
+      sql`UPDATE payment_attempts SET checkout_request_id = NULL, merchant_request_id = NULL WHERE order_id = ${order._id}`,
+    );
+
+    // The answer's UPDATE, begun and not yet committed, holds the prompt's row.
+    const answer = new pg.Client({ connectionString: shop.config.databaseUrl });
+    await answer.connect();
+    try {
+      await answer.query('BEGIN');
+      await answer.query('UPDATE payment_attempts SET checkout_request_id = $1 WHERE order_id = $2', [
+        checkoutRequestId,
+        order._id,
+      ]);
+      const callback = fetch(`${shop.url}/api/hooks/daraja/stk/${shop.mpesa.callbackSecret()}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          Body: {
+            stkCallback: {
+              MerchantRequestID: '29115-34620561-1',
+              CheckoutRequestID: checkoutRequestId,
+              ResultCode: 0,
+              ResultDesc: 'The service request is processed successfully.',
+              CallbackMetadata: {
+                Item: [
+                  { Name: 'Amount', Value: due },
+                  { Name: 'MpesaReceiptNumber', Value: 'SKRACE0001' },
+                  { Name: 'TransactionDate', Value: 20261129093041 },
+                  { Name: 'PhoneNumber', Value: 254700000006 },
+                ],
+              },
+            },
+          },
+        }),
+      });
+      // The callback has found no prompt by its CheckoutRequestID and now waits for the row lock.
+      await expect
+        .poll(
+          async () =>
+            (
+              await answer.query<{ n: number }>(
+                'SELECT count(*)::int AS n FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))',
+              )
+            ).rows[0]?.n,
+          { timeout: 10_000, interval: 20 },
+        )
+        .toBe(1);
+      await answer.query('COMMIT');
+      expect((await callback).status).toBe(200);
+    } finally {
+      await answer.end();
+    }
+
+    expect(await status(shopper, order._id)).toMatchObject({ isPaid: true, receipt: 'SKRACE0001' });
+    expect(await attemptsOf(order._id)).toEqual([
+      { status: 'paid', result_code: '0', mpesa_receipt: 'SKRACE0001', settled_by: 'callback' },
+    ]);
+    const ledger = (await shop.database.db.execute(
+      sql`SELECT status, exception FROM mpesa_payments WHERE receipt = 'SKRACE0001'`,
+    )) as unknown as { rows: { status: string; exception: string | null }[] };
+    expect(ledger.rows).toEqual([{ status: 'credited', exception: null }]);
   });
 });
 

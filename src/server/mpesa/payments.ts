@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { formatKsh } from '../../shared/money.js';
 import { MSISDN_ERROR, maskMsisdn, normaliseMsisdn } from '../../shared/phone.js';
@@ -393,12 +393,14 @@ async function findAttemptFor(
   if (callback.resultCode !== '0' || !phone || callback.amount === null) return undefined;
   // The push's answer never reached the shop (or has not yet): the one open prompt from this
   // phone for this amount is the one this callback answers. None, or several, cannot be told.
+  // The answer may be committed while this waits for the prompt's row lock; PostgreSQL then
+  // re-reads the row, now with this CheckoutRequestID, so that must still match.
   const candidates = await tx
     .select()
     .from(paymentAttempts)
     .where(
       and(
-        isNull(paymentAttempts.checkoutRequestId),
+        or(isNull(paymentAttempts.checkoutRequestId), eq(paymentAttempts.checkoutRequestId, callback.checkoutRequestId)),
         inArray(paymentAttempts.status, ['pending', 'unknown']),
         eq(paymentAttempts.phone, phone),
         eq(paymentAttempts.amount, callback.amount),
@@ -407,6 +409,8 @@ async function findAttemptFor(
     )
     .limit(2)
     .for('update');
+  const answered = candidates.find((c) => c.checkoutRequestId === callback.checkoutRequestId);
+  if (answered) return answered;
   if (candidates.length !== 1 || !candidates[0]) return undefined;
   const [matched] = await tx
     .update(paymentAttempts)
