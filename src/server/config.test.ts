@@ -72,6 +72,10 @@ describe('a production configuration', () => {
       'https://localhost',
       'https://LOCALHOST.:8443/x',
       'https://shop.localhost',
+      'https://127.0.0.1',
+      'https://127.1:8443',
+      'https://[::1]',
+      'https://0.0.0.0',
       'nonsense',
     ]) {
       expect(productionProblems({ ...PRODUCTION, PUBLIC_URL: url }), url).toEqual([expect.stringContaining('PUBLIC_URL')]);
@@ -95,6 +99,32 @@ describe('M-Pesa settings', () => {
     const live = loadConfig({ ...LIVE, MPESA_ENV: 'production', PUBLIC_URL: 'https://shop.example.co.ke' });
     expect(live.mpesa.env).toBe('production');
     expect(loadConfig({ ...LIVE, MPESA_ENV: 'sandbox', PUBLIC_URL: 'http://10.0.0.5:3000' }).mpesa.env).toBe('sandbox');
+  });
+
+  it('refuses a live callback to an address Safaricom cannot reach: this machine, or a private network', () => {
+    for (const url of [
+      'https://127.0.0.1',
+      'https://10.0.0.5',
+      'https://192.168.1.20:8443',
+      'https://[fd00::1]',
+      'https://100.64.0.9',
+    ]) {
+      expect(() => loadConfig({ ...LIVE, MPESA_ENV: 'production', PUBLIC_URL: url }), url).toThrow(
+        /MPESA_ENV=production needs an https callback/,
+      );
+      expect(
+        () =>
+          loadConfig({
+            ...LIVE,
+            MPESA_ENV: 'production',
+            PUBLIC_URL: 'https://shop.example.co.ke',
+            MPESA_CALLBACK_BASE_URL: url,
+          }),
+        url,
+      ).toThrow(/MPESA_CALLBACK_BASE_URL/);
+    }
+    // A public address, written as a number, is reachable.
+    expect(loadConfig({ ...LIVE, MPESA_ENV: 'production', PUBLIC_URL: 'https://41.90.64.10' }).mpesa.env).toBe('production');
   });
 
   it('refunds with the initiator and, against Safaricom, its certificate; the demo has the simulator’s test initiator', () => {

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { DEFAULT_PASSWORD_COST } from './domain/passwords.js';
 import { webDistDir } from './paths.js';
@@ -176,18 +177,38 @@ function trustProxySetting(raw: string | undefined): boolean | string {
   return raw;
 }
 
-/** The address names this machine only: `localhost`, `*.localhost`. */
-function namesLocalhost(address: string): boolean {
+/** The address's host as an IP address, or null when it is a name (or no URL at all). */
+function ipOf(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
   try {
-    const host = new URL(address).hostname.toLowerCase().replace(/\.$/, '');
-    return host === 'localhost' || host.endsWith('.localhost');
+    // The URL parser has already written 127.1 or 0x7f000001 as 127.0.0.1; an IPv6 host keeps its brackets.
+    const host = new URL(address).hostname.replace(/^\[|\]$/g, '');
+    return ipaddr.isValid(host) ? ipaddr.process(host) : null;
   } catch {
-    return true;
+    return null;
   }
 }
 
+/** The address names this machine only: `localhost`, `*.localhost`, a loopback or unspecified IP. */
+function namesThisMachine(address: string): boolean {
+  try {
+    const host = new URL(address).hostname.toLowerCase().replace(/\.$/, '');
+    if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  } catch {
+    return true;
+  }
+  const range = ipOf(address)?.range();
+  return range === 'loopback' || range === 'unspecified';
+}
+
 function publicHttps(address: string): boolean {
-  return /^https:\/\/[^/\s]/i.test(address) && !namesLocalhost(address);
+  return /^https:\/\/[^/\s]/i.test(address) && !namesThisMachine(address);
+}
+
+/** Safaricom calls back over the internet: a private network's address never receives it. */
+const UNREACHABLE_RANGES = new Set(['private', 'linkLocal', 'uniqueLocal', 'carrierGradeNat']);
+function reachableBySafaricom(address: string): boolean {
+  const range = ipOf(address)?.range();
+  return publicHttps(address) && !(range && UNREACHABLE_RANGES.has(range));
 }
 
 /** The simulator's test initiator (Daraja's sandbox values), so that a demo shop can refund. */
@@ -289,11 +310,11 @@ function mpesaSettings(env: Environment, ctx: z.RefinementCtx) {
       message: `MPESA_INITIATOR_NAME is set, so MPESA_ENV=${mode} needs MPESA_CERT_PATH: the path of Safaricom's ${mode} certificate (from the Daraja portal), which encrypts the initiator password`,
     });
   }
-  if (live && !publicHttps(mpesa.callbackBaseUrl ?? env.PUBLIC_URL ?? '')) {
+  if (live && !reachableBySafaricom(mpesa.callbackBaseUrl ?? env.PUBLIC_URL ?? '')) {
     ctx.addIssue({
       code: 'custom',
       message:
-        'MPESA_ENV=production needs an https callback: set MPESA_CALLBACK_BASE_URL (or PUBLIC_URL) to a public https:// address, not localhost',
+        'MPESA_ENV=production needs an https callback: set MPESA_CALLBACK_BASE_URL (or PUBLIC_URL) to a public https:// address, not localhost or a private network’s',
     });
   }
   if (!simulator) {
