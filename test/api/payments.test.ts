@@ -189,6 +189,38 @@ describe('paying an order with M-Pesa', () => {
   });
 });
 
+/** A success callback as Daraja sends it, for the simulator's callback-less 0700000006. */
+function callbackBody(checkoutRequestId: string, amount: number, receipt = 'SKF0RGED01') {
+  return {
+    Body: {
+      stkCallback: {
+        MerchantRequestID: '29115-34620561-1',
+        CheckoutRequestID: checkoutRequestId,
+        ResultCode: 0,
+        ResultDesc: 'The service request is processed successfully.',
+        CallbackMetadata: {
+          Item: [
+            { Name: 'Amount', Value: amount },
+            { Name: 'MpesaReceiptNumber', Value: receipt },
+            { Name: 'Balance' },
+            { Name: 'TransactionDate', Value: 20261121093041 },
+            { Name: 'PhoneNumber', Value: 254700000006 },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** Daraja (or a forger) calling the hook: no cookie, no XSRF header. */
+function postHook(token: string, body: unknown) {
+  return fetch(`${shop.url}/api/hooks/daraja/stk/${token}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
 // PGlite is one connection: its statements never interleave, so this race needs PostgreSQL.
 describe.skipIf(!process.env.TEST_DATABASE_URL)('on PostgreSQL: a callback racing the push’s own answer', () => {
   it('pays the order when the answer is recorded while the callback waits for the prompt’s row', async () => {
@@ -214,28 +246,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('on PostgreSQL: a callback racin
         checkoutRequestId,
         order._id,
       ]);
-      const callback = fetch(`${shop.url}/api/hooks/daraja/stk/${shop.mpesa.callbackSecret()}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          Body: {
-            stkCallback: {
-              MerchantRequestID: '29115-34620561-1',
-              CheckoutRequestID: checkoutRequestId,
-              ResultCode: 0,
-              ResultDesc: 'The service request is processed successfully.',
-              CallbackMetadata: {
-                Item: [
-                  { Name: 'Amount', Value: due },
-                  { Name: 'MpesaReceiptNumber', Value: 'SKRACE0001' },
-                  { Name: 'TransactionDate', Value: 20261129093041 },
-                  { Name: 'PhoneNumber', Value: 254700000006 },
-                ],
-              },
-            },
-          },
-        }),
-      });
+      const callback = postHook(shop.mpesa.callbackSecret(), callbackBody(checkoutRequestId, due, 'SKRACE0001'));
       // The callback has found no prompt by its CheckoutRequestID and now waits for the row lock.
       await expect
         .poll(
@@ -266,37 +277,6 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('on PostgreSQL: a callback racin
 });
 
 describe('callbacks that must change nothing', () => {
-  function callbackBody(checkoutRequestId: string, amount: number, receipt = 'SKF0RGED01') {
-    return {
-      Body: {
-        stkCallback: {
-          MerchantRequestID: '29115-34620561-1',
-          CheckoutRequestID: checkoutRequestId,
-          ResultCode: 0,
-          ResultDesc: 'The service request is processed successfully.',
-          CallbackMetadata: {
-            Item: [
-              { Name: 'Amount', Value: amount },
-              { Name: 'MpesaReceiptNumber', Value: receipt },
-              { Name: 'Balance' },
-              { Name: 'TransactionDate', Value: 20261121093041 },
-              { Name: 'PhoneNumber', Value: 254700000006 },
-            ],
-          },
-        },
-      },
-    };
-  }
-
-  /** Daraja (or a forger) calling the hook: no cookie, no XSRF header. */
-  function postHook(token: string, body: unknown) {
-    return fetch(`${shop.url}/api/hooks/daraja/stk/${token}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-  }
-
   it('ignores a wrong secret, an unknown CheckoutRequestID and a wrong amount; accepts the genuine one', async () => {
     const { shopper, order, due } = await shopperWithOrder();
     const { checkoutRequestId } = (await whenPhoneFree(() => pay(shopper, order, '0700000006'))).body; // no callback will come from the simulator
