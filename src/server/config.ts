@@ -177,38 +177,31 @@ function trustProxySetting(raw: string | undefined): boolean | string {
   return raw;
 }
 
-/** The address's host as an IP address, or null when it is a name (or no URL at all). */
-function ipOf(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
-  try {
-    // The URL parser has already written 127.1 or 0x7f000001 as 127.0.0.1; an IPv6 host keeps its brackets.
-    const host = new URL(address).hostname.replace(/^\[|\]$/g, '');
-    return ipaddr.isValid(host) ? ipaddr.process(host) : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The address names this machine only: `localhost`, `*.localhost`, a loopback or unspecified IP. */
-function namesThisMachine(address: string): boolean {
+/** The address names this machine only: `localhost`, `*.localhost`. */
+function namesLocalhost(address: string): boolean {
   try {
     const host = new URL(address).hostname.toLowerCase().replace(/\.$/, '');
-    if (host === 'localhost' || host.endsWith('.localhost')) return true;
+    return host === 'localhost' || host.endsWith('.localhost');
   } catch {
     return true;
   }
-  const range = ipOf(address)?.range();
-  return range === 'loopback' || range === 'unspecified';
 }
 
 function publicHttps(address: string): boolean {
-  return /^https:\/\/[^/\s]/i.test(address) && !namesThisMachine(address);
+  return /^https:\/\/[^/\s]/i.test(address) && !namesLocalhost(address);
 }
 
-/** Safaricom calls back over the internet: a private network's address never receives it. */
-const UNREACHABLE_RANGES = new Set(['private', 'linkLocal', 'uniqueLocal', 'carrierGradeNat']);
+/**
+ * Addresses Safaricom's callbacks never reach: this machine's, and a private network's. (The shop
+ * itself may run in production on 127.0.0.1 behind a local nginx, as its staging tests do.)
+ */
+const UNREACHABLE_RANGES = new Set(['loopback', 'unspecified', 'private', 'linkLocal', 'uniqueLocal', 'carrierGradeNat']);
+
 function reachableBySafaricom(address: string): boolean {
-  const range = ipOf(address)?.range();
-  return publicHttps(address) && !(range && UNREACHABLE_RANGES.has(range));
+  if (!publicHttps(address)) return false;
+  // The URL parser has already written 127.1 or 0x7f000001 as 127.0.0.1; an IPv6 host keeps its brackets.
+  const host = new URL(address).hostname.replace(/^\[|\]$/g, '');
+  return !ipaddr.isValid(host) || !UNREACHABLE_RANGES.has(ipaddr.process(host).range());
 }
 
 /** The simulator's test initiator (Daraja's sandbox values), so that a demo shop can refund. */
