@@ -34,6 +34,11 @@ const RECONCILE_INTERVAL_MS = 500;
 const GIVE_UP_AFTER_MS = 3000;
 /** A request without an answer for this long counts as a hang. */
 const REQUEST_LIMIT_MS = 20_000;
+/**
+ * The kill comes right after a prompt acknowledged within this long of being sent: the simulator
+ * took it at most this long ago, so it is still open on the phone when the simulator dies.
+ */
+const FRESH_PROMPT_MS = SIMULATOR_DELAY_MS - 500;
 
 /** Phones: Daraja's sandbox success number, "success but the callback never comes", and unique successes. */
 const SANDBOX_PHONE = '0708374149';
@@ -156,6 +161,7 @@ describe(`killing the shop with SIGKILL mid-burst (${DATABASE})`, () => {
       // The burst: every shopper orders and pays as fast as it can until the kill cuts it off.
       let killedAt = 0;
       let inFlight = 0;
+      let freshPromptAcknowledged: (() => void) | undefined;
       const attempt = async <T>(send: () => Promise<ApiResponse<T>>): Promise<ApiResponse<T> | undefined> => {
         if (killedAt) return undefined;
         figures.requests += 1;
@@ -181,8 +187,10 @@ describe(`killing the shop with SIGKILL mid-burst (${DATABASE})`, () => {
         );
         prompts.push(prompt);
         if (!res) return;
-        if (res.status === 200) prompt.checkoutRequestId = res.body.checkoutRequestId;
-        else if (res.status === 400 && isErrorShape(res.body))
+        if (res.status === 200) {
+          prompt.checkoutRequestId = res.body.checkoutRequestId;
+          if (Date.now() - prompt.sentAt < FRESH_PROMPT_MS) freshPromptAcknowledged?.();
+        } else if (res.status === 400 && isErrorShape(res.body))
           figures.promptRefused += 1; // the phone is busy, or paid
         else if (res.status === 429 && isErrorShape(res.body)) figures.promptCoolingDown += 1;
         else figures.unexpected.push(`stkpush by shopper ${who}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -215,6 +223,15 @@ describe(`killing the shop with SIGKILL mid-burst (${DATABASE})`, () => {
       };
       const burst = shoppers.map((_, who) => shopperLoop(who));
       await sleep(1500 + Math.floor(rng() * 2000));
+      // Then at the next prompt the shop acknowledges promptly, so that every kill leaves a prompt
+      // open on a phone (a busy machine's first seconds of burst may acknowledge none in time).
+      await within(
+        new Promise<void>((resolve) => {
+          freshPromptAcknowledged = resolve;
+        }),
+        REQUEST_LIMIT_MS,
+        'a prompt acknowledged promptly during the burst',
+      );
       const cutInFlight = inFlight;
       killedAt = Date.now();
       await shop.kill();
