@@ -101,13 +101,26 @@ export function testShopEnv(dataDir: string): Record<string, string> {
 const SEED_VARIABLES = ['SEED_DEMO', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'ARGON2_MEMORY_KIB', 'ARGON2_TIME_COST'];
 
 /**
+ * Each dump, read once per worker: a worker runs many test files and starts a shop or more in
+ * each, and reading the seeded dump (42 MB, its WAL segment included) into a new Blob cost each
+ * start about 0.12 s of CPU. A Blob cannot be changed, and PGlite only reads it.
+ */
+const templateBlobs = new Map<string, Promise<Blob>>();
+
+/**
  * The seeded template's dump when the test's variables leave the seed as it was; otherwise the
  * empty cluster's, which the shop migrates and seeds itself.
  */
 async function pgliteTemplate(env: Record<string, string>): Promise<Blob | undefined> {
   const seedChanged = SEED_VARIABLES.some((name) => name in env);
   const file = process.env[seedChanged ? PGLITE_EMPTY_ENV : PGLITE_TEMPLATE_ENV];
-  return file ? new Blob([await fs.readFile(file)]) : undefined;
+  if (!file) return undefined;
+  let template = templateBlobs.get(file);
+  if (!template) {
+    template = fs.readFile(file).then((bytes) => new Blob([bytes]));
+    templateBlobs.set(file, template);
+  }
+  return template;
 }
 
 /** A whole shop on a socket: for tests that need real HTTP (callbacks from the simulator, browsers, raw sockets, nginx). */
