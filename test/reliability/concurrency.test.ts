@@ -101,6 +101,10 @@ beforeAll(
       // The test runs the reconciler itself at the end, to settle the prompts whose callback never came.
       MPESA_RECONCILE_INTERVAL_MS: '3600000',
       RATE_LIMIT_STKPUSH_MAX: '1000000',
+      // Daraja's 10 s: the in-process simulator, answering 240 pushes on a loaded 2-core machine,
+      // once took longer, and the push became a lost answer that no lane here expects. Lost
+      // answers are the payment-chaos and faults suites' subject; this one's is money and stock.
+      MPESA_HTTP_TIMEOUT_MS: '60000',
     });
     admin = await shop.admin();
     for (const item of CATALOGUE) products.push(await createProduct(admin, { ...item, category: 'Load test' }));
