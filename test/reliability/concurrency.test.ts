@@ -118,7 +118,9 @@ beforeAll(
   },
   STRESS ? 600_000 : 60_000,
 );
-afterAll(() => shop?.stop());
+// Twice on a slow, loaded machine the stop after the burst took over the default 60 s; why is
+// not known yet. A stop that hangs for good still fails here, by name.
+afterAll(() => shop?.stop(), 180_000);
 
 interface Placed {
   order: Order;
