@@ -106,6 +106,21 @@ describe('the ledger keeps every payment', () => {
     expect((await status(shopper, order._id)).receipt).toBe(issued?.receipt);
   });
 
+  it('a lost push answer whose callback comes after the give-up time still pays the order', async () => {
+    const { shopper, order, due } = await shopperWithOrder(377);
+    const sentAt = Date.now();
+    expectClientError(await pay(shopper, order, '0700000015'), 502, 'The prompt may still reach your phone');
+    await waitFor(async () => (await status(shopper, order._id)).isPaid).toBe(true);
+    const issued = simulator.receipts.find((r) => r.phone === '254700000015' && r.amount === due);
+    // The callback came past the give-up time, carrying a CheckoutRequestID the shop never saw.
+    const callback = simulator.deliveries.find((d) => d.checkoutRequestId === issued?.checkoutRequestId);
+    expect(callback && callback.at.getTime() - sentAt).toBeGreaterThan(GIVE_UP_AFTER_MS);
+    const [payment] = await ledgerOf(order._id);
+    expect(payment).toMatchObject({ receipt: issued?.receipt, source: 'stk_callback', status: 'credited', exception: null });
+    expect((await status(shopper, order._id)).lastAttempt?.status).toBe('paid');
+    expect((await listLedger('unmatched')).map((p) => p.receipt)).not.toContain(issued?.receipt);
+  });
+
   it('a success that comes after the prompt was given up still pays the order', async () => {
     const { shopper, order } = await shopperWithOrder();
     expect((await pay(shopper, order, '0700000008')).status).toBe(200);

@@ -377,6 +377,14 @@ export async function finishCallback(db: Queryable, id: string, outcome: string)
     .where(eq(mpesaCallbacks.id, id));
 }
 
+/**
+ * How long a prompt whose push answer never came can still be found by phone and amount. Longer
+ * than the give-up time: Daraja may call back late, and a callback whose CheckoutRequestID the
+ * shop never learned is still that prompt's. A longer window only adds candidates, and two
+ * candidates leave the payment unmatched for the merchant, never on the wrong order.
+ */
+const LOST_ANSWER_MATCH_MS = 24 * 60 * 60 * 1000;
+
 /** The prompt a result belongs to, locked; a lost-answer prompt is found by phone and amount. */
 async function findAttemptFor(
   tx: Queryable,
@@ -404,7 +412,7 @@ async function findAttemptFor(
         inArray(paymentAttempts.status, ['pending', 'unknown']),
         eq(paymentAttempts.phone, phone),
         eq(paymentAttempts.amount, callback.amount),
-        gt(paymentAttempts.createdAt, new Date(Date.now() - deps.giveUpAfterMs)),
+        gt(paymentAttempts.createdAt, new Date(Date.now() - Math.max(deps.giveUpAfterMs, LOST_ANSWER_MATCH_MS))),
       ),
     )
     .limit(2)

@@ -77,9 +77,9 @@ export interface SimulatorOptions {
   tokenTtlSeconds?: number; // default 3599 (tests set it short)
   expiresInAsNumber?: boolean; // default false: "expires_in": "3599" as a string
   callbackDelayMs?: number; // default 1500
-  /** Fault 'slow_answer': how long the push's HTTP answer is held (past the client's timeout). */
+  /** Faults 'slow_answer' and 'lost_then_late': how long the push's HTTP answer is held (past the client's timeout). */
   slowAnswerMs?: number; // default 15000
-  /** Faults 'late_success' and 'query_first': how long after the prompt resolves the late callback comes. */
+  /** Faults 'late_success', 'query_first' and 'lost_then_late': how long after the prompt resolves the late callback comes. */
   lateCallbackMs?: number; // default 30000
   /** External validation on the shortcode (off by default, as on a real one until Safaricom enables it). */
   c2bValidation?: boolean;
@@ -154,8 +154,17 @@ export interface DarajaSimulator {
  *   the customer pays anyway and the success callback comes lateCallbackMs later.
  * - query_first: paid, and the query says so at once; the callback comes lateCallbackMs later.
  * - stale_failure: the success callback, then a contradicting 1037 callback for the same prompt.
+ * - lost_then_late: the push's answer is held like slow_answer, and the success callback comes
+ *   lateCallbackMs after the prompt resolves: the shop learns of the payment only from a callback
+ *   whose CheckoutRequestID it never saw, after it may have given the prompt up.
  */
-export type SimulatorFault = 'slow_answer' | 'callback_first' | 'late_success' | 'query_first' | 'stale_failure';
+export type SimulatorFault =
+  | 'slow_answer'
+  | 'callback_first'
+  | 'late_success'
+  | 'query_first'
+  | 'stale_failure'
+  | 'lost_then_late';
 
 export const SIMULATOR_OUTCOMES: ReadonlyArray<{
   msisdn: string;
@@ -249,6 +258,14 @@ export const SIMULATOR_OUTCOMES: ReadonlyArray<{
     resultCode: 0,
     callback: 'once',
     reversal: 'insufficient_once',
+  },
+  {
+    msisdn: '254700000015',
+    local: '0700000015',
+    outcome: "success, but Daraja's answer to the push comes too late and the callback comes late too",
+    resultCode: 0,
+    callback: 'once',
+    fault: 'lost_then_late',
   },
 ] as const);
 
@@ -555,7 +572,7 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
     });
     if (checkout.fault === 'callback_first') {
       await waitForDelivery(checkout);
-    } else if (checkout.fault === 'slow_answer') {
+    } else if (checkout.fault === 'slow_answer' || checkout.fault === 'lost_then_late') {
       await new Promise<void>((done) => schedule(done, slowAnswerMs));
     }
     if (closed) return;
@@ -637,7 +654,7 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
     const receipt = checkout.resultCode === 0 ? pay(checkout, now) : null;
     const body = callbackBody(checkout, checkout.resultCode, receipt, now);
     if (checkout.callback === 'never') return;
-    if (checkout.fault === 'query_first') {
+    if (checkout.fault === 'query_first' || checkout.fault === 'lost_then_late') {
       schedule(() => void deliver(checkout, body), lateCallbackMs);
       return;
     }
