@@ -121,6 +121,35 @@ describe('the ledger keeps every payment', () => {
     expect((await listLedger('unmatched')).map((p) => p.receipt)).not.toContain(issued?.receipt);
   });
 
+  it('a callback two open prompts fit is kept unmatched, then goes to its order once its prompt is known', async () => {
+    const earlier = await shopperWithOrder(388);
+    const { shopper, order, due } = await shopperWithOrder(388);
+    expect(earlier.due).toBe(due);
+    // What a shop instance that died mid-push leaves: a prompt from the same phone for the same
+    // amount, sent, its answer never stored, given up as unknown.
+    await shop.database.db.execute(sql`
+      INSERT INTO payment_attempts (order_id, phone, amount, status, result_code, created_at)
+      VALUES (${earlier.order._id}, '254700000009', ${due}, 'unknown', 'lost_answer', now() - interval '1 minute')`);
+    // Daraja calls back before it answers the push: both prompts fit the callback.
+    expect((await pay(shopper, order, '0700000009')).status).toBe(200);
+    const issued = simulator.receipts.find((r) => r.phone === '254700000009' && r.amount === due);
+    expect(issued).toBeDefined();
+    // The callback itself, kept as it came, was recorded as an exception (unmatched), paying nothing.
+    const callbacks = (await shop.database.db.execute(
+      sql`SELECT outcome FROM mpesa_callbacks WHERE body LIKE ${`%${issued?.receipt}%`}`,
+    )) as unknown as { rows: { outcome: string }[] };
+    expect(callbacks.rows).toEqual([{ outcome: 'exception' }]);
+    // The push's answer named the prompt; its status query puts the payment on its order.
+    await waitFor(async () => (await status(shopper, order._id)).isPaid).toBe(true);
+    const [payment] = await ledgerOf(order._id);
+    expect(payment).toMatchObject({ receipt: issued?.receipt, status: 'credited', exception: null });
+    expect((await listLedger('all')).filter((p) => p.receipt === issued?.receipt)).toHaveLength(1);
+    expect((await status(shopper, order._id)).receipt).toBe(issued?.receipt);
+    expect((await status(admin, earlier.order._id)).isPaid).toBe(false);
+    expect((await listLedger('unmatched')).map((p) => p.receipt)).not.toContain(issued?.receipt);
+    await waitFor(() => paidMails(order._id)).toHaveLength(1);
+  });
+
   it('a success that comes after the prompt was given up still pays the order', async () => {
     const { shopper, order } = await shopperWithOrder();
     expect((await pay(shopper, order, '0700000008')).status).toBe(200);

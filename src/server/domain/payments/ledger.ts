@@ -33,7 +33,8 @@ import { loadExistingOrder, orderWithNumber } from '../orders.js';
  *   once they add up to what is due.
  * - A payment above what is due pays the order, and stands open as overpaid until the merchant
  *   refunds or keeps the difference.
- * - A payment that names no order the shop can find is unmatched, for an admin to assign.
+ * - A payment that names no order the shop can find is unmatched, for an admin to assign; or for
+ *   its prompt, should that prompt's own status query later show it answered this payment.
  * - A success known only from the STK status query pays its order at once, and is listed as
  *   "receipt missing" until its callback brings the receipt.
  */
@@ -197,6 +198,19 @@ export async function recordPayment(
   const existing = await findExisting(tx, payment);
   if (existing) {
     if (existing.receipt === null && payment.receipt !== null) return fillReceipt(tx, deps, existing, payment);
+    // Kept unmatched when it came (its callback could not tell which prompt it answered); now
+    // that its prompt is known (the same CheckoutRequestID, from the prompt's own row), it goes
+    // to that prompt's order.
+    const promptNowKnown =
+      orderId !== null &&
+      !heldAs &&
+      payment.checkoutRequestId !== null &&
+      existing.checkoutRequestId === payment.checkoutRequestId;
+    if (promptNowKnown && existing.status === 'exception' && existing.exception === 'unmatched') {
+      const row = await putOnOrder(tx, deps, existing, orderId);
+      deps.log.info({ paymentId: row.id, orderId, status: row.status }, 'unmatched M-Pesa payment matched to its prompt’s order');
+      return { kind: row.status === 'credited' ? 'credited' : 'exception', payment: row };
+    }
     return { kind: 'duplicate', payment: existing };
   }
   const verdict: Verdict = heldAs
@@ -427,6 +441,21 @@ async function namedOrderId(tx: Queryable, named: OrderReference): Promise<strin
 }
 
 /** An admin gives an unmatched (or unconfirmed) payment its order; it settles the order if it covers what is due. */
+/** A payment that paid no order is judged against one: an admin's assignment, or its prompt found late. */
+async function putOnOrder(tx: Queryable, deps: LedgerDeps, payment: LedgerRow, orderId: string): Promise<LedgerRow> {
+  const verdict = await judgeAgainstOrder(tx, orderId, payment.amountCents, payment.source as PaymentSource);
+  const exception = verdict.exception ?? (payment.receipt === null ? 'receipt_missing' : null);
+  const [row] = await tx
+    .update(mpesaPayments)
+    .set({ orderId, status: verdict.status, exception, updatedAt: sql`now()` })
+    .where(eq(mpesaPayments.id, payment.id))
+    .returning();
+  if (!row) throw new Error('ledger update returned nothing');
+  if (verdict.paysOrder) await creditOrder(tx, deps, orderId, row);
+  if (exception) countPaymentException(exception);
+  return row;
+}
+
 export async function assignPayment(db: Db, deps: LedgerDeps, paymentId: string, named: OrderReference): Promise<LedgerPayment> {
   return db.transaction(async (tx) => {
     const payment = await lockPayment(tx, paymentId);
@@ -435,17 +464,8 @@ export async function assignPayment(db: Db, deps: LedgerDeps, paymentId: string,
       throw conflict('Only an unmatched or unconfirmed payment can be assigned to an order');
     }
     const orderId = await namedOrderId(tx, named);
-    const verdict = await judgeAgainstOrder(tx, orderId, payment.amountCents, payment.source as PaymentSource);
-    const exception = verdict.exception ?? (payment.receipt === null ? 'receipt_missing' : null);
-    const [row] = await tx
-      .update(mpesaPayments)
-      .set({ orderId, status: verdict.status, exception, updatedAt: sql`now()` })
-      .where(eq(mpesaPayments.id, paymentId))
-      .returning();
-    if (!row) throw new Error('ledger update returned nothing');
-    if (verdict.paysOrder) await creditOrder(tx, deps, orderId, row);
-    if (exception) countPaymentException(exception);
-    deps.log.info({ paymentId, orderId, status: row.status, exception }, 'M-Pesa payment assigned to an order');
+    const row = await putOnOrder(tx, deps, payment, orderId);
+    deps.log.info({ paymentId, orderId, status: row.status, exception: row.exception }, 'M-Pesa payment assigned to an order');
     return (await ledgerJsonOf(tx, [row], 'admin'))[0] as LedgerPayment;
   });
 }
