@@ -40,11 +40,23 @@ export interface AttemptRow {
   query_count: number;
 }
 
+/** One payment in the shop's M-Pesa ledger: every shilling it learnt of. */
+export interface LedgerPaymentRow {
+  id: string;
+  order_id: string | null;
+  checkout_request_id: string | null;
+  receipt: string | null;
+  amount_cents: number;
+  status: string;
+  exception: string | null;
+}
+
 export interface Snapshot {
   products: Map<string, number>;
   orders: OrderRow[];
   lines: LineRow[];
   attempts: AttemptRow[];
+  ledger: LedgerPaymentRow[];
   /** Queued mails by kind and status: an order's mail is written in the order's own transaction. */
   mails: { kind: string; status: string; count: number }[];
 }
@@ -68,11 +80,15 @@ export async function readSnapshot(where: { databaseUrl?: string | undefined; da
                  query_count
             FROM payment_attempts ORDER BY created_at`,
     );
+    const ledger = await queryRows<LedgerPaymentRow>(
+      db,
+      sql`SELECT id, order_id, checkout_request_id, receipt, amount_cents, status, exception FROM mpesa_payments ORDER BY created_at`,
+    );
     const mails = await queryRows<{ kind: string; status: string; count: number }>(
       db,
       sql`SELECT kind, status, count(*)::int AS count FROM mail_queue GROUP BY kind, status ORDER BY kind, status`,
     );
-    return { products: new Map(products.map((p) => [p.id, p.count_in_stock])), orders, lines, attempts, mails };
+    return { products: new Map(products.map((p) => [p.id, p.count_in_stock])), orders, lines, attempts, ledger, mails };
   } finally {
     await database.close();
   }

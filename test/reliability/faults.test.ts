@@ -363,11 +363,29 @@ describe(`killing the shop with SIGKILL mid-burst (${DATABASE})`, () => {
     const promptsLost = ackedPrompts.filter((p) => byCheckout.get(p.checkoutRequestId!)?.order_id !== p.orderId);
     const ghostPaid = ackedPrompts.filter((p) => p.openAtKill && byCheckout.get(p.checkoutRequestId!)?.status === 'paid');
     const openAtKill = ackedPrompts.filter((p) => p.openAtKill);
+    const ledgerByCheckout = new Map(
+      snapshot.ledger.filter((p) => p.checkout_request_id).map((p) => [p.checkout_request_id!, p]),
+    );
+    // Money the shop learnt of and forgot: a prompt it calls paid without its payment in the ledger.
+    const paidOffLedger = snapshot.attempts.filter(
+      (a) => a.status === 'paid' && !ledgerByCheckout.has(a.checkout_request_id ?? ''),
+    );
+    /**
+     * A shopper may pay an order again once its first prompt is past the cool-down, to another
+     * phone, before the first one's result has come; then both are paid. The second payment is the
+     * shopper's money: the ledger must hold it as a double payment for the merchant to refund.
+     */
+    const paidTwice = snapshot.attempts.filter(
+      (a) => a.status === 'paid' && ledgerByCheckout.get(a.checkout_request_id ?? '')?.exception === 'double_payment',
+    );
     const paymentMismatch = snapshot.orders.filter((order) => {
-      const paid = (attemptsOf.get(order.id) ?? []).filter((a) => a.status === 'paid');
-      if (!order.is_paid) return paid.length !== 0;
+      const paid = (attemptsOf.get(order.id) ?? []).filter((a) => a.status === 'paid' && !paidTwice.includes(a));
+      const credited = snapshot.ledger.filter((p) => p.order_id === order.id && p.status === 'credited');
+      if (!order.is_paid) return paid.length !== 0 || credited.length !== 0;
       return (
         paid.length !== 1 ||
+        credited.length !== 1 ||
+        paid[0]!.checkout_request_id !== credited[0]!.checkout_request_id ||
         paid[0]!.mpesa_receipt !== order.mpesa_receipt ||
         paid[0]!.amount !== Math.ceil(order.total_cents / 100) ||
         !['callback', 'query'].includes(paid[0]!.settled_by ?? '')
@@ -391,7 +409,7 @@ describe(`killing the shop with SIGKILL mid-burst (${DATABASE})`, () => {
       `faults (${DATABASE}): ${prompts.length} M-Pesa prompts asked, ${ackedPrompts.length} acknowledged (${promptsLost.length} lost), ${openAtKill.length} open at a kill (${ghostPaid.length} marked paid); attempts: ${[...byStatus].map(([s, n]) => `${n} ${s}`).join(', ')}; ${unsettled.length} pending`,
     );
     console.log(
-      `faults (${DATABASE}): ${paidOrders} paid orders, ${paymentMismatch.length} without exactly one matching paid attempt; ${givenUp} prompts given up by the last shop after a failed status query`,
+      `faults (${DATABASE}): ${paidOrders} paid orders, ${paymentMismatch.length} without exactly one matching paid attempt and ledger credit; ${paidTwice.length} paid twice (held as double payments), ${paidOffLedger.length} paid prompts missing from the ledger; ${givenUp} prompts given up by the last shop after a failed status query`,
     );
     console.log(
       `faults (${DATABASE}): mails queued with their orders: ${mailsOf('order_placed')} "placed" for ${snapshot.orders.length} orders, ${mailsOf('order_paid')} "paid" for ${paidOrders} paid orders (${[...mailStatus].map(([s, n]) => `${n} ${s}`).join(', ')})`,
@@ -406,7 +424,15 @@ describe(`killing the shop with SIGKILL mid-burst (${DATABASE})`, () => {
     expect(promptsLost).toEqual([]);
     expect(openAtKill.length, 'some prompts must be open at the kills').toBeGreaterThan(0);
     expect(ghostPaid).toEqual([]);
-    expect(paymentMismatch).toEqual([]);
+    // Each with its prompts and ledger rows, so that a failure can be read without a rerun.
+    expect(
+      paymentMismatch.map((order) => ({
+        order,
+        attempts: attemptsOf.get(order.id),
+        ledger: snapshot.ledger.filter((p) => p.order_id === order.id),
+      })),
+    ).toEqual([]);
+    expect(paidOffLedger).toEqual([]);
     expect(mailsOf('order_placed')).toBe(snapshot.orders.length);
     expect(mailsOf('order_paid')).toBe(paidOrders);
   });
