@@ -117,6 +117,24 @@ export async function expectNoSidewaysScroll(page: Page): Promise<void> {
   expect(outside).toBe(0);
 }
 
+/**
+ * Every control of the header on screen (the cart, the menu, the search box) can be tapped: a tap at
+ * its centre lands on it, not on a toast or anything else drawn over it.
+ */
+export async function expectHeaderUncovered(page: Page): Promise<void> {
+  const covered = await page.evaluate(() =>
+    [...document.querySelectorAll('header a, header button, header input')]
+      .filter((control) => {
+        const box = control.getBoundingClientRect();
+        if (box.width === 0 || box.height === 0 || box.bottom <= 0 || box.top >= window.innerHeight) return false;
+        const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+        return !hit || !control.contains(hit);
+      })
+      .map((control) => control.outerHTML.slice(0, 100)),
+  );
+  expect(covered).toEqual([]);
+}
+
 /** Fills the shipping form's five fields (the shopper is on /shipping). */
 export async function fillShippingForm(page: Page, address: ShippingAddress): Promise<void> {
   await page.getByLabel('County', { exact: true }).fill(address.county);
