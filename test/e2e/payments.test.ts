@@ -13,7 +13,7 @@ import { NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
 import { freePort } from '../support/ports.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestShop, type TestShop } from '../support/shop.js';
 import { payByPaybillCommand } from '../support/simulator.js';
-import { expectHeaderUncovered, launchBrowser, newVisitor, PHONE, screenshotBoth, signIn } from './support/browser.js';
+import { expectPageTopUncovered, launchBrowser, newVisitor, PHONE, screenshotBoth, signIn } from './support/browser.js';
 
 /**
  * Paying an order with M-Pesa from the order page, against the shop's own Daraja simulator, which
@@ -70,8 +70,10 @@ async function payWith(page: Page, phone: string, masked: string) {
   await page.getByRole('button', { name: 'Pay with M-Pesa' }).click();
   await page.waitForURL((url) => url.pathname === '/');
   await expect.poll(() => page.getByText(`We sent an M-Pesa prompt to ${masked}.`).first().isVisible()).toBe(true);
-  // The toast stays for 5 s: meanwhile the phone's cart, menu and search are still there to tap.
-  await expectHeaderUncovered(page);
+  // The toast stays for 5 s: meanwhile the phone's cart, menu and search, and the payment
+  // banner's links, are still there to tap.
+  await page.getByTestId('payment-banner').waitFor();
+  await expectPageTopUncovered(page);
 }
 
 const waitingText = 'Waiting for M-Pesa confirmation…';

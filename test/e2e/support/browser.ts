@@ -118,12 +118,13 @@ export async function expectNoSidewaysScroll(page: Page): Promise<void> {
 }
 
 /**
- * Every control of the header on screen (the cart, the menu, the search box) can be tapped: a tap at
- * its centre lands on it, not on a toast or anything else drawn over it.
+ * Every control at the top of the page on screen (the header's cart, menu and search box, the
+ * payment banner's links) can be tapped: a tap at its centre lands on it, not on a toast or
+ * anything else drawn over it.
  */
-export async function expectHeaderUncovered(page: Page): Promise<void> {
+export async function expectPageTopUncovered(page: Page): Promise<void> {
   const covered = await page.evaluate(() =>
-    [...document.querySelectorAll('header a, header button, header input')]
+    [...document.querySelectorAll(':is(header, [data-testid="payment-banner"]) :is(a, button, input)')]
       .filter((control) => {
         const box = control.getBoundingClientRect();
         if (box.width === 0 || box.height === 0 || box.bottom <= 0 || box.top >= window.innerHeight) return false;

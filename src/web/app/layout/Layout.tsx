@@ -1,4 +1,4 @@
-import { lazy, Suspense, useSyncExternalStore } from 'react';
+import { lazy, Suspense, useRef, useSyncExternalStore } from 'react';
 import Container from 'react-bootstrap/Container';
 import { Outlet } from 'react-router';
 import Loader from '../../components/Loader';
@@ -24,17 +24,21 @@ const noToastsYet = () => false;
 export default function Layout() {
   const showToasts = useSyncExternalStore(toastsWanted.subscribe, toastsWanted.get, noToastsYet);
   const followingPayment = useAppSelector((s) => s.followedPayment.payment !== null);
+  // The header and the payment banner: toasts start below them, never over their links.
+  const pageTop = useRef<HTMLDivElement>(null);
   return (
     <div className="d-flex flex-column min-vh-100">
       <a href="#main" className="visually-hidden-focusable skip-link">
         Skip to content
       </a>
-      <Header />
-      {followingPayment && (
-        <Suspense fallback={null}>
-          <PaymentBanner />
-        </Suspense>
-      )}
+      <div ref={pageTop}>
+        <Header />
+        {followingPayment && (
+          <Suspense fallback={null}>
+            <PaymentBanner />
+          </Suspense>
+        )}
+      </div>
       <main id="main" className="flex-grow-1 py-3">
         <Container className="screen">
           <Suspense fallback={<Loader />}>
@@ -45,7 +49,7 @@ export default function Layout() {
       <Footer />
       {showToasts && (
         <Suspense fallback={null}>
-          <Toasts />
+          <Toasts below={pageTop} />
         </Suspense>
       )}
       <ScrollRestoration />
