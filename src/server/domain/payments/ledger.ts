@@ -440,7 +440,6 @@ async function namedOrderId(tx: Queryable, named: OrderReference): Promise<strin
   return order.id;
 }
 
-/** An admin gives an unmatched (or unconfirmed) payment its order; it settles the order if it covers what is due. */
 /** A payment that paid no order is judged against one: an admin's assignment, or its prompt found late. */
 async function putOnOrder(tx: Queryable, deps: LedgerDeps, payment: LedgerRow, orderId: string): Promise<LedgerRow> {
   const verdict = await judgeAgainstOrder(tx, orderId, payment.amountCents, payment.source as PaymentSource);
@@ -456,6 +455,7 @@ async function putOnOrder(tx: Queryable, deps: LedgerDeps, payment: LedgerRow, o
   return row;
 }
 
+/** An admin gives an unmatched (or unconfirmed) payment its order; it settles the order if it covers what is due. */
 export async function assignPayment(db: Db, deps: LedgerDeps, paymentId: string, named: OrderReference): Promise<LedgerPayment> {
   return db.transaction(async (tx) => {
     const payment = await lockPayment(tx, paymentId);
