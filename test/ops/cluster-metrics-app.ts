@@ -1,10 +1,12 @@
 import cluster from 'node:cluster';
+import { readFile } from 'node:fs/promises';
 import Fastify from 'fastify';
 import { openDatabase } from '../../src/server/db/client.js';
 import { openExceptionCounts } from '../../src/server/domain/payments/ledger.js';
 import { enqueueMail, mailQueueDepth } from '../../src/server/mail/queue.js';
 import { ordersPlaced, setupClusterMetrics, watchShop } from '../../src/server/metrics.js';
 import metrics from '../../src/server/plugins/metrics.js';
+import { PGLITE_EMPTY_ENV } from '../support/pglite-env.js';
 
 /**
  * A tiny cluster for test/ops/cluster-metrics.test.ts: the primary sets up cluster metrics and
@@ -28,7 +30,9 @@ if (cluster.isPrimary) {
     process.exit(0);
   });
 } else {
-  const database = await openDatabase({});
+  // The test's initialised, empty cluster when it gives one: the worker then skips initdb.
+  const empty = process.env[PGLITE_EMPTY_ENV];
+  const database = await openDatabase({ pgliteTemplate: empty ? new Blob([await readFile(empty)]) : undefined });
   await database.migrate();
   for (let i = 0; i < Number(process.env.MAILS ?? 3); i++) {
     await enqueueMail(database.db, 'order_placed', {

@@ -3,6 +3,7 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metricValue, parseMetrics } from '../support/metrics.js';
 import { typescriptProcess } from '../support/node-process.js';
+import { PGLITE_EMPTY_ENV } from '../support/pglite-env.js';
 import { freePort } from '../support/ports.js';
 
 /**
@@ -25,6 +26,7 @@ beforeAll(async () => {
       PORT: String(port),
       WORKERS: String(WORKERS),
       MAILS: String(MAILS),
+      ...(process.env[PGLITE_EMPTY_ENV] && { [PGLITE_EMPTY_ENV]: process.env[PGLITE_EMPTY_ENV] }),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase, queryRows } from '../../src/server/db/client.js';
 import { listProducts } from '../../src/server/domain/catalog.js';
-import { freshPostgresUrl } from '../../test/support/shop.js';
+import { emptyPgliteCluster, freshPostgresUrl } from '../../test/support/shop.js';
 import { CATEGORIES, seedCatalogue } from './seed.js';
 
 const COUNT = 2_000;
@@ -16,7 +16,7 @@ describe(`bench catalogue (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGl
   beforeAll(async () => {
     const postgres = process.env.TEST_DATABASE_URL ? await freshPostgresUrl(process.env.TEST_DATABASE_URL) : undefined;
     drop = postgres?.drop;
-    database = await openDatabase({ url: postgres?.url, poolSize: 2 });
+    database = await openDatabase({ url: postgres?.url, poolSize: 2, pgliteTemplate: await emptyPgliteCluster() });
     await database.migrate();
     ({ seconds } = await seedCatalogue(database.db, COUNT));
     // The machine is shared: allow for a slow start on a busy one.
