@@ -1,8 +1,9 @@
-import { type ReactNode, StrictMode } from 'react';
+import { type ReactNode, StrictMode, useEffect } from 'react';
 import { Provider } from 'react-redux';
 import { INITIAL_DATA_ID, type InitialData } from '../../shared/initialData';
 import { matchRoute } from '../../shared/routes';
 import { catalogApi } from '../lib/catalogApi';
+import { LIVE_ATTRIBUTE } from './liveMarker';
 import { AppRoutes } from './router';
 import type { AppStore, RootState } from './store';
 
@@ -13,9 +14,18 @@ import type { AppStore, RootState } from './store';
 export function App({ store, router }: { store: AppStore; router: (routes: ReactNode) => ReactNode }) {
   return (
     <StrictMode>
+      <MarkLive />
       <Provider store={store}>{router(<AppRoutes />)}</Provider>
     </StrictMode>
   );
+}
+
+/** Marks the page once the app has taken it over, in the browser only: effects do not run on the server. */
+function MarkLive() {
+  useEffect(() => {
+    document.documentElement.setAttribute(LIVE_ATTRIBUTE, 'live');
+  }, []);
+  return null;
 }
 
 /** The API data the server put into the page for its first render, if any (src/server/plugins/web.ts). */

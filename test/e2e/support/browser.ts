@@ -4,6 +4,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { expect } from 'vitest';
 import { webDistDir } from '../../../src/server/paths.js';
 import type { ShippingAddress } from '../../../src/shared/schemas/orders.js';
+import { LIVE_ATTRIBUTE } from '../../../src/web/app/liveMarker.js';
 import { CHROMIUM_FLAGS, chromiumPath } from '../../../tools/chromium.js';
 import { startTestShop, type TestShop } from '../../support/shop.js';
 
@@ -79,6 +80,21 @@ export async function screenshotBoth(page: Page, name: string): Promise<void> {
     await screenshot(page, name);
   }
   await page.setViewportSize(original);
+}
+
+/**
+ * Moves to `path` as the app's own links do, without loading a new document: a history entry, and
+ * the popstate event the router follows. For tests that visit many screens in a row, where a new
+ * document each time would have the browser parse the app (and whatever the test injected) again.
+ * It waits for the app to have taken the page over: before that, the router would only see the
+ * new address when it starts, over the server's HTML of the old one.
+ */
+export async function navigateInApp(page: Page, path: string): Promise<void> {
+  await page.locator(`html[${LIVE_ATTRIBUTE}="live"]`).waitFor({ state: 'attached' });
+  await page.evaluate((to) => {
+    history.pushState(null, '', to);
+    dispatchEvent(new PopStateEvent('popstate', { state: null }));
+  }, path);
 }
 
 /**
