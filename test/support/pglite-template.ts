@@ -14,7 +14,7 @@ import { PGLITE_EMPTY_ENV, PGLITE_TEMPLATE_ENV } from './pglite-env.js';
  *
  * The same cluster is dumped first as initdb left it, before any migration: shops that must
  * migrate and seed for themselves (the real entry point, other seed settings) start from a copy of
- * that, and skip only initdb, about five seconds of CPU each.
+ * that, and skip only initdb, about two seconds of CPU each.
  */
 export default async function makePgliteTemplate(): Promise<(() => Promise<void>) | undefined> {
   if (process.env.TEST_DATABASE_URL) return undefined;

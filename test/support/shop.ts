@@ -118,7 +118,7 @@ async function pgliteTemplate(env: Record<string, string>): Promise<Blob | undef
 
 /**
  * The initialised, empty cluster, for an in-memory PGlite a test migrates (and seeds, if it wants)
- * itself: PGlite loads it instead of running initdb, about five seconds of CPU. Undefined on a
+ * itself: PGlite loads it instead of running initdb, about two seconds of CPU. Undefined on a
  * PostgreSQL run, where there is none.
  */
 export function emptyPgliteCluster(): Promise<Blob | undefined> {
