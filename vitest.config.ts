@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { TEST_NODE_FLAGS } from './test/support/node-process.js';
+import { LongestFirstSequencer } from './test/support/sequencer.js';
 
 /**
  * The one file that reads process-wide figures as a whole (prom-client's default registry) gets a
@@ -27,6 +28,8 @@ export default defineConfig({
     // The server's build for the processes tests start, and one migrated, seeded PGlite that every
     // test shop on PGlite starts from a copy of.
     globalSetup: ['test/support/global-setup.ts'],
+    // The slowest files first, on a clean clone too (test/support/sequencer.ts).
+    sequence: { sequencer: LongestFirstSequencer },
     // Browser journeys, child processes and whole-shop copies take 5–20 s a test on a quiet machine
     // and twice that on a busy one. A stuck browser step still fails by name after 15 s
     // (test/e2e/support/browser.ts).
