@@ -34,7 +34,7 @@ let simulatorPort: number;
 beforeAll(async () => {
   simulatorPort = await freePort();
   if (!fs.existsSync(path.join(webDistDir, 'index.html'))) {
-    throw new Error('dist/web is not built: npm test builds it first (npm run build:web)');
+    throw new Error('dist/web is not built: the global setup of the tests builds it (npm run build:web)');
   }
   [shop, browser] = await Promise.all([
     startTestShop({

@@ -20,3 +20,22 @@ export async function buildServer(): Promise<void> {
     },
   );
 }
+
+/**
+ * The production build of the web app (`npm run build:web`: the browser's bundle and the server's
+ * renderer of first screens), which the browser tests and the tests of what each screen downloads
+ * run against. The global setup runs it beside the server's build and the PGlite template: the
+ * template keeps one core busy for several seconds, and vite's build fills the other.
+ */
+export async function buildWeb(): Promise<void> {
+  // Without vitest's NODE_ENV=test (and its VITEST variables), which would give the bundle React's
+  // development build: the tests run the app as it ships.
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => name !== 'NODE_ENV' && !name.startsWith('VITEST')),
+  );
+  await promisify(execFile)('npm', ['run', 'build:web'], { cwd: projectRoot, env, maxBuffer: 16 * 1024 * 1024 }).catch(
+    (error: { stdout?: string; stderr?: string; message: string }) => {
+      throw new Error(`the web app's build for the tests failed:\n${error.stderr || error.stdout || error.message}`);
+    },
+  );
+}

@@ -4,7 +4,7 @@ import { webDistDir } from '../../../src/server/paths.js';
 
 /**
  * The production build of the web app as its manifest and source maps describe it, for tests of
- * what each screen downloads (vite build runs before the browser tests).
+ * what each screen downloads (vitest's global setup runs vite build).
  */
 export interface Chunk {
   file: string;
@@ -17,7 +17,7 @@ export interface Chunk {
 
 export function manifest(): Record<string, Chunk> {
   const file = path.join(webDistDir, '.vite', 'manifest.json');
-  if (!fs.existsSync(file)) throw new Error('dist/web is not built: npm test builds it first (npm run build:web)');
+  if (!fs.existsSync(file)) throw new Error('dist/web is not built: the global setup of the tests builds it (npm run build:web)');
   return JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, Chunk>;
 }
 
