@@ -100,6 +100,10 @@ describe('a shopper pays an order with M-Pesa', () => {
     // Back on the order while the prompt is open: the page waits, then changes without a reload.
     await page.goto(`/order/${order._id}`);
     await expect.poll(() => page.getByText(waitingText).isVisible()).toBe(true);
+    // The visitor asked for less motion (newVisitor): the waiting spinner is a still ring.
+    const spinner = page.locator('.spinner-border').first();
+    await spinner.waitFor();
+    expect(await spinner.evaluate((ring) => ring.getAnimations().filter((a) => a.playState === 'running').length)).toBe(0);
     expect(await page.getByText('0708 *** 149').first().isVisible()).toBe(true);
     expect(await page.locator('[aria-live="polite"]').getByText(waitingText).count()).toBe(1);
     await screenshotBoth(page, 'order-paying');

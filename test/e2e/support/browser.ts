@@ -33,9 +33,14 @@ export const PHONE = { width: 360, height: 800 };
 export const ADMIN_PHONE = { width: 360, height: 740 };
 export const DESKTOP = { width: 1280, height: 800 };
 
-/** A new browser context, like a new visitor, with every page error and CSP violation recorded. */
+/**
+ * A new browser context, like a new visitor, with every page error and CSP violation recorded.
+ * The visitor has asked for less motion (the app's styles.css then stills its spinners and the
+ * toasts' bounce): a spinning ring has Chromium draw a new frame 60 times a second, several
+ * CPU-seconds over a file's journeys, and only one test looks at motion (that it stops).
+ */
 export async function newVisitor(browser: Browser, shop: TestShop, viewport = DESKTOP) {
-  const context: BrowserContext = await browser.newContext({ baseURL: shop.url, viewport });
+  const context: BrowserContext = await browser.newContext({ baseURL: shop.url, viewport, reducedMotion: 'reduce' });
   // A step that waits for something that never comes fails by name, well before the test's own
   // time limit, instead of as an anonymous "test timed out".
   context.setDefaultTimeout(STEP_TIMEOUT_MS);
