@@ -12,13 +12,12 @@ import { projectRoot } from '../../src/server/paths.js';
  * start of a run and, in watch mode, before each rerun, so a process never runs code older than
  * the test.
  */
-export async function buildServer(): Promise<void> {
-  const tsc = path.join(projectRoot, 'node_modules', '.bin', 'tsc');
-  await promisify(execFile)(tsc, ['-p', 'tsconfig.build.json', '--noCheck'], { cwd: projectRoot }).catch(
-    (error: { stdout?: string; message: string }) => {
-      throw new Error(`the server's build for the tests failed:\n${error.stdout || error.message}`);
-    },
-  );
+export function buildServer(): Promise<void> {
+  return runBuild("the server's build", path.join(projectRoot, 'node_modules', '.bin', 'tsc'), [
+    '-p',
+    'tsconfig.build.json',
+    '--noCheck',
+  ]);
 }
 
 /**
@@ -27,15 +26,20 @@ export async function buildServer(): Promise<void> {
  * run against. The global setup runs it beside the server's build and the PGlite template: the
  * template keeps one core busy for several seconds, and vite's build fills the other.
  */
-export async function buildWeb(): Promise<void> {
+export function buildWeb(): Promise<void> {
   // Without vitest's NODE_ENV=test (and its VITEST variables), which would give the bundle React's
   // development build: the tests run the app as it ships.
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => name !== 'NODE_ENV' && !name.startsWith('VITEST')),
   );
-  await promisify(execFile)('npm', ['run', 'build:web'], { cwd: projectRoot, env, maxBuffer: 16 * 1024 * 1024 }).catch(
+  return runBuild("the web app's build", 'npm', ['run', 'build:web'], env);
+}
+
+/** Runs a build command in the project, failing with its output if it fails. */
+async function runBuild(what: string, command: string, args: string[], env = process.env): Promise<void> {
+  await promisify(execFile)(command, args, { cwd: projectRoot, env, maxBuffer: 16 * 1024 * 1024 }).catch(
     (error: { stdout?: string; stderr?: string; message: string }) => {
-      throw new Error(`the web app's build for the tests failed:\n${error.stderr || error.stdout || error.message}`);
+      throw new Error(`${what} for the tests failed:\n${error.stderr || error.stdout || error.message}`);
     },
   );
 }

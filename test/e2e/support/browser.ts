@@ -16,7 +16,8 @@ export function launchBrowser(): Promise<Browser> {
 
 /** A shop on a fresh embedded database, serving the production build of the web app. */
 export async function startWebShop(): Promise<TestShop> {
-  // The browser's build and the server's renderer of first screens (.ssr), both from npm run build:web, which vitest's global setup runs.
+  // The browser's build and the server's renderer of first screens (.ssr), both from
+  // npm run build:web, which vitest's global setup runs.
   for (const file of ['index.html', '.ssr/entry-server.js']) {
     if (!fs.existsSync(path.join(webDistDir, file))) {
       throw new Error(`dist/web/${file} is not built: the global setup of the tests builds it (npm run build:web)`);
