@@ -962,6 +962,13 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
       else sendJson(res, httpError.status, httpError.body);
     });
   });
+  // An idle connection is kept longer than any client keeps one. Node's fetch drops its idle
+  // connections a second before the server's Keep-Alive hint (5 s by default), counted from when
+  // it read the answer: with the shop's process busy, that can be after the server's own count ran
+  // out, and a push sent on a connection the server is closing is lost in between (an answer that
+  // never comes). Tests send hundreds of pushes from a loaded process; losing one must be a fault
+  // they inject, never the simulator's own timing.
+  server.keepAliveTimeout = 65_000;
 
   await new Promise<void>((resolveListen, rejectListen) => {
     server.once('error', rejectListen);

@@ -165,6 +165,15 @@ describe('Daraja simulator', () => {
     expect(sim.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   });
 
+  it('keeps an idle connection longer than a client does, so none is closed under a request', async () => {
+    const answer = await fetch(`${sim.url}/oauth/v1/generate?grant_type=client_credentials`, {
+      headers: { authorization: basic(KEY, SECRET) },
+    });
+    await answer.text();
+    // Node's fetch keeps an idle connection one second less than this hint.
+    expect(answer.headers.get('keep-alive')).toBe('timeout=65');
+  });
+
   describe('OAuth', () => {
     it('issues a token with expires_in as a string', async () => {
       const before = sim.tokensIssued;
