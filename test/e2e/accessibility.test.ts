@@ -8,11 +8,12 @@ import { NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type TestShop } from '../support/shop.js';
 import {
   ADMIN_PHONE,
+  closeVisitors,
   DESKTOP,
   fillShippingForm,
-  launchBrowser,
   navigateInApp,
   newVisitor,
+  sharedBrowser,
   signIn,
   startWebShop,
 } from './support/browser.js';
@@ -40,7 +41,7 @@ let shopperEmail: string;
 let shopperId: string;
 
 beforeAll(async () => {
-  [shop, browser] = await Promise.all([startWebShop(), launchBrowser()]);
+  [shop, browser] = await Promise.all([startWebShop(), sharedBrowser()]);
   const catalogue = (await shop.client().get<ProductPage>('/api/products')).body;
   const inStock = catalogue.products.find((p) => p.countInStock > 0);
   if (!inStock) throw new Error('the demo catalogue has nothing in stock');
@@ -54,7 +55,7 @@ beforeAll(async () => {
   shopperId = found._id;
 });
 afterAll(async () => {
-  await browser?.close();
+  await closeVisitors(browser);
   await shop?.stop();
 });
 

@@ -12,11 +12,12 @@ import { NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type TestShop } from '../support/shop.js';
 import {
   ADMIN_PHONE,
+  closeVisitors,
   expectNoSidewaysScroll,
-  launchBrowser,
   newVisitor,
   screenshot,
   screenshotBoth,
+  sharedBrowser,
   signIn,
   startWebShop,
 } from './support/browser.js';
@@ -31,7 +32,7 @@ let paidOrder: Order;
 let unpaidOrder: Order;
 
 beforeAll(async () => {
-  [shop, browser] = await Promise.all([startWebShop(), launchBrowser()]);
+  [shop, browser] = await Promise.all([startWebShop(), sharedBrowser()]);
   admin = await shop.admin();
   const buyer = await shop.shopper('Njeri Wambui');
   const products = (await admin.get<ProductPage>('/api/products?keyword=jerrycan')).body.products;
@@ -49,7 +50,7 @@ beforeAll(async () => {
     VALUES ('SLIPEXC001', 50000, '254700000001', 'c2b', 'exception', 'unmatched')`);
 });
 afterAll(async () => {
-  await browser?.close();
+  await closeVisitors(browser);
   await shop?.stop();
 });
 

@@ -7,10 +7,11 @@ import { NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type TestShop } from '../support/shop.js';
 import {
   ADMIN_PHONE,
+  closeVisitors,
   expectNoSidewaysScroll,
-  launchBrowser,
   newVisitor,
   screenshot,
+  sharedBrowser,
   signIn,
   startWebShop,
 } from './support/browser.js';
@@ -27,7 +28,7 @@ let unpaidOrder: Order;
 let draft: AdminProduct;
 
 beforeAll(async () => {
-  [shop, browser] = await Promise.all([startWebShop(), launchBrowser()]);
+  [shop, browser] = await Promise.all([startWebShop(), sharedBrowser()]);
   api = await shop.admin();
   const buyer = await shop.shopper('Akinyi Mobile');
   const product = (await api.get<ProductPage>('/api/products?keyword=jerrycan')).body.products[0]!;
@@ -37,7 +38,7 @@ beforeAll(async () => {
   draft = (await api.post<AdminProduct>('/api/products')).body;
 });
 afterAll(async () => {
-  await browser?.close();
+  await closeVisitors(browser);
   await shop?.stop();
 });
 

@@ -9,7 +9,16 @@ import type { ApiClient } from '../support/client.js';
 import { createProduct, placeOrder } from '../support/fixtures.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestShop, type TestShop } from '../support/shop.js';
 import { startShopSimulator } from '../support/simulator.js';
-import { ADMIN_PHONE, DESKTOP, launchBrowser, newVisitor, PHONE, screenshotBoth, signIn } from './support/browser.js';
+import {
+  ADMIN_PHONE,
+  closeVisitors,
+  DESKTOP,
+  newVisitor,
+  PHONE,
+  screenshotBoth,
+  sharedBrowser,
+  signIn,
+} from './support/browser.js';
 
 /**
  * The merchant's side of the M-Pesa ledger (issue 14), in the browser: a real double payment and a
@@ -56,14 +65,14 @@ beforeAll(async () => {
       MPESA_RESULT_WAIT_MS: '1000',
       MPESA_REVERSAL_MAX_ATTEMPTS: '1',
     }),
-    launchBrowser(),
+    sharedBrowser(),
   ]);
   admin = await shop.admin();
   // 850.55 a unit: one costs Ksh 1,079 through M-Pesa, two Ksh 2,057 (shipping, 15% tax, rounded up).
   product = await createProduct(admin, { name: 'Sufuria Set', price: 850.55, countInStock: 100 });
 });
 afterAll(async () => {
-  await browser?.close();
+  await closeVisitors(browser);
   await shop?.stop();
   await simulator?.close();
 });

@@ -10,10 +10,11 @@ import { NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type TestShop } from '../support/shop.js';
 import {
   ADMIN_PHONE,
+  closeVisitors,
   expectNoSidewaysScroll,
-  launchBrowser,
   newVisitor,
   screenshotBoth,
+  sharedBrowser,
   signIn,
   startWebShop,
 } from './support/browser.js';
@@ -32,7 +33,7 @@ let api: ApiClient;
 let toDeliver: Order;
 
 beforeAll(async () => {
-  [shop, browser] = await Promise.all([startWebShop(), launchBrowser()]);
+  [shop, browser] = await Promise.all([startWebShop(), sharedBrowser()]);
   api = await shop.admin();
   const buyer = await shop.shopper('Wanjiru Kamau');
   const jerrycan = (await api.get<ProductPage>('/api/products?keyword=jerrycan')).body.products[0];
@@ -42,7 +43,7 @@ beforeAll(async () => {
   expect(toDeliver.isPaid).toBe(true);
 });
 afterAll(async () => {
-  await browser?.close();
+  await closeVisitors(browser);
   await shop?.stop();
 });
 

@@ -9,18 +9,18 @@ import type { PublicUser } from '../../src/shared/schemas/users.js';
 import type { ApiClient } from '../support/client.js';
 import { NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type TestShop } from '../support/shop.js';
-import { launchBrowser, newVisitor, screenshotBoth, signIn, startWebShop } from './support/browser.js';
+import { closeVisitors, newVisitor, screenshotBoth, sharedBrowser, signIn, startWebShop } from './support/browser.js';
 
 let shop: TestShop;
 let browser: Browser;
 let api: ApiClient;
 
 beforeAll(async () => {
-  [shop, browser] = await Promise.all([startWebShop(), launchBrowser()]);
+  [shop, browser] = await Promise.all([startWebShop(), sharedBrowser()]);
   api = await shop.admin();
 });
 afterAll(async () => {
-  await browser?.close();
+  await closeVisitors(browser);
   await shop?.stop();
 });
 

@@ -5,10 +5,11 @@ import { createProduct } from '../support/fixtures.js';
 import type { TestShop } from '../support/shop.js';
 import {
   ADMIN_PHONE,
+  closeVisitors,
   expectNoSidewaysScroll,
-  launchBrowser,
   newVisitor,
   screenshotBoth,
+  sharedBrowser,
   startWebShop,
 } from './support/browser.js';
 
@@ -27,7 +28,7 @@ let browser: Browser;
 let lamps: Product[];
 
 beforeAll(async () => {
-  [shop, browser] = await Promise.all([startWebShop(), launchBrowser()]);
+  [shop, browser] = await Promise.all([startWebShop(), sharedBrowser()]);
   const admin = await shop.admin();
   // A desk lamp of another category, dearer than all of them: found when the search leaves Lamps.
   // Made first, so the lamps are the newest products.
@@ -38,7 +39,7 @@ beforeAll(async () => {
   }
 }, 120_000);
 afterAll(async () => {
-  await browser?.close();
+  await closeVisitors(browser);
   await shop?.stop();
 });
 

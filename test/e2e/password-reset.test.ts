@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webDistDir } from '../../src/server/paths.js';
 import { startTestShop, type TestShop } from '../support/shop.js';
 import { resetLink, TestSmtpServer } from '../support/smtp.js';
-import { launchBrowser, newVisitor, screenshotBoth } from './support/browser.js';
+import { closeVisitors, newVisitor, screenshotBoth, sharedBrowser } from './support/browser.js';
 
 let smtp: TestSmtpServer;
 let shop: TestShop;
@@ -14,11 +14,11 @@ beforeAll(async () => {
   await smtp.start();
   [shop, browser] = await Promise.all([
     startTestShop({ WEB_DIR: webDistDir, SMTP_URL: smtp.url, MAIL_POLL_INTERVAL_MS: '200' }),
-    launchBrowser(),
+    sharedBrowser(),
   ]);
 });
 afterAll(async () => {
-  await browser?.close();
+  await closeVisitors(browser);
   await shop?.stop();
   await smtp?.stop();
 });

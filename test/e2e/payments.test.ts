@@ -13,7 +13,15 @@ import { NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
 import { freePort } from '../support/ports.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestShop, type TestShop } from '../support/shop.js';
 import { payByPaybillCommand } from '../support/simulator.js';
-import { expectPageTopUncovered, launchBrowser, newVisitor, PHONE, screenshotBoth, signIn } from './support/browser.js';
+import {
+  closeVisitors,
+  expectPageTopUncovered,
+  newVisitor,
+  PHONE,
+  screenshotBoth,
+  sharedBrowser,
+  signIn,
+} from './support/browser.js';
 
 /**
  * Paying an order with M-Pesa from the order page, against the shop's own Daraja simulator, which
@@ -42,7 +50,7 @@ beforeAll(async () => {
       MPESA_SIMULATOR_DELAY_MS: String(SIMULATOR_DELAY_MS),
       MPESA_SIMULATOR_PORT: String(simulatorPort),
     }),
-    launchBrowser(),
+    sharedBrowser(),
   ]);
   const catalogue = (await shop.client().get<ProductPage>('/api/products')).body;
   const inStock = catalogue.products.find((p) => p.countInStock >= 5);
@@ -50,7 +58,7 @@ beforeAll(async () => {
   productId = inStock._id;
 });
 afterAll(async () => {
-  await browser?.close();
+  await closeVisitors(browser);
   await shop?.stop();
 });
 

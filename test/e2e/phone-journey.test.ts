@@ -6,10 +6,11 @@ import { createProduct, NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.
 import type { TestShop } from '../support/shop.js';
 import {
   ADMIN_PHONE,
+  closeVisitors,
   expectNoSidewaysScroll,
-  launchBrowser,
   newVisitor,
   screenshot,
+  sharedBrowser,
   signIn,
   startWebShop,
 } from './support/browser.js';
@@ -32,7 +33,7 @@ let browser: Browser;
 let kikois: Product[];
 
 beforeAll(async () => {
-  [shop, browser] = await Promise.all([startWebShop(), launchBrowser()]);
+  [shop, browser] = await Promise.all([startWebShop(), sharedBrowser()]);
   const admin = await shop.admin();
   kikois = [];
   for (const [i, price] of PRICES.entries()) {
@@ -40,7 +41,7 @@ beforeAll(async () => {
   }
 }, 90_000);
 afterAll(async () => {
-  await browser?.close();
+  await closeVisitors(browser);
   await shop?.stop();
 });
 

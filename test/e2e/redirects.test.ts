@@ -1,16 +1,16 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestShop } from '../support/shop.js';
-import { launchBrowser, newVisitor, startWebShop } from './support/browser.js';
+import { closeVisitors, newVisitor, sharedBrowser, startWebShop } from './support/browser.js';
 
 let shop: TestShop;
 let browser: Browser;
 
 beforeAll(async () => {
-  [shop, browser] = await Promise.all([startWebShop(), launchBrowser()]);
+  [shop, browser] = await Promise.all([startWebShop(), sharedBrowser()]);
 });
 afterAll(async () => {
-  await browser?.close();
+  await closeVisitors(browser);
   await shop?.stop();
 });
 

@@ -9,11 +9,12 @@ import { createProduct } from '../support/fixtures.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type TestShop } from '../support/shop.js';
 import {
   ADMIN_PHONE,
+  closeVisitors,
   expectNoSidewaysScroll,
   fillShippingForm,
-  launchBrowser,
   newVisitor,
   screenshotBoth,
+  sharedBrowser,
   signIn,
   startWebShop,
 } from './support/browser.js';
@@ -27,12 +28,12 @@ let api: ApiClient;
 let product: Product;
 
 beforeAll(async () => {
-  [shop, browser] = await Promise.all([startWebShop(), launchBrowser()]);
+  [shop, browser] = await Promise.all([startWebShop(), sharedBrowser()]);
   api = await shop.admin();
   product = await createProduct(api, { name: 'Jiko Charcoal Stove', price: 1800, countInStock: 30 });
 });
 afterAll(async () => {
-  await browser?.close();
+  await closeVisitors(browser);
   await shop?.stop();
 });
 

@@ -9,13 +9,14 @@ import type { Product, ProductPage } from '../../src/shared/schemas/products.js'
 import { createProduct } from '../support/fixtures.js';
 import type { TestShop } from '../support/shop.js';
 import {
+  closeVisitors,
   DESKTOP,
   expectNoSidewaysScroll,
   fillShippingForm,
-  launchBrowser,
   newVisitor,
   PHONE,
   screenshotBoth,
+  sharedBrowser,
   signIn,
   startWebShop,
 } from './support/browser.js';
@@ -24,10 +25,10 @@ let shop: TestShop;
 let browser: Browser;
 
 beforeAll(async () => {
-  [shop, browser] = await Promise.all([startWebShop(), launchBrowser()]);
+  [shop, browser] = await Promise.all([startWebShop(), sharedBrowser()]);
 });
 afterAll(async () => {
-  await browser?.close();
+  await closeVisitors(browser);
   await shop?.stop();
 });
 

@@ -4,7 +4,15 @@ import type { Order } from '../../src/shared/schemas/orders.js';
 import type { ProductPage } from '../../src/shared/schemas/products.js';
 import { NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
 import type { TestShop } from '../support/shop.js';
-import { ADMIN_PHONE, fillShippingForm, launchBrowser, newVisitor, signIn, startWebShop } from './support/browser.js';
+import {
+  ADMIN_PHONE,
+  closeVisitors,
+  fillShippingForm,
+  newVisitor,
+  sharedBrowser,
+  signIn,
+  startWebShop,
+} from './support/browser.js';
 
 /**
  * Every control a shopper touches on a 360 px phone is at least 44 px tall (WCAG 2.5.5), screen by
@@ -18,10 +26,10 @@ let shop: TestShop;
 let browser: Browser;
 
 beforeAll(async () => {
-  [shop, browser] = await Promise.all([startWebShop(), launchBrowser()]);
+  [shop, browser] = await Promise.all([startWebShop(), sharedBrowser()]);
 });
 afterAll(async () => {
-  await browser?.close();
+  await closeVisitors(browser);
   await shop?.stop();
 });
 

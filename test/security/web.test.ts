@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { PaymentStatus } from '../../src/shared/schemas/payments.js';
 import type { Product, ProductDetail, ProductPage } from '../../src/shared/schemas/products.js';
-import { launchBrowser } from '../e2e/support/browser.js';
+import { closeVisitors, sharedBrowser } from '../e2e/support/browser.js';
 import type { ApiClient } from '../support/client.js';
 import { createProduct, NAIROBI_ADDRESS } from '../support/fixtures.js';
 import { resetTokenFrom, waitForMailAbout } from '../support/outbox.js';
@@ -66,7 +66,7 @@ beforeAll(async () => {
   [web, browser, prod] = await Promise.all([
     // Development mode over plain http, as on a laptop, serving the built app.
     startTestShop({ WEB_DIR, NODE_ENV: 'development' }),
-    launchBrowser(),
+    sharedBrowser(),
     // Production mode from the real entry point, with its real JSON logger at info.
     startChildShop({
       NODE_ENV: 'production',
@@ -86,7 +86,7 @@ beforeAll(async () => {
   ]);
 });
 afterAll(async () => {
-  await browser?.close();
+  await closeVisitors(browser);
   await web?.stop();
   await prod?.cleanup();
 });

@@ -10,8 +10,33 @@ import { startTestShop, type TestShop } from '../../support/shop.js';
 
 export { chromiumPath };
 
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_FLAGS });
+let shared: Promise<Browser> | undefined;
+
+/**
+ * The worker's one Chromium. A worker runs its files one after another (vitest.config.ts), and a
+ * browser of their own cost each file about a CPU-second to start: they share one, each with its
+ * own visitors (newVisitor), and close those when they end (closeVisitors). Playwright kills the
+ * browsers it launched when the worker exits. One that crashed is replaced for the next file.
+ */
+export function sharedBrowser(): Promise<Browser> {
+  shared ??= chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_FLAGS }).then(
+    (browser) => {
+      browser.on('disconnected', () => {
+        shared = undefined;
+      });
+      return browser;
+    },
+    (error: unknown) => {
+      shared = undefined;
+      throw error;
+    },
+  );
+  return shared;
+}
+
+/** Closes every visitor a file opened in the shared browser, which stays up for the next file. */
+export async function closeVisitors(browser: Browser | undefined): Promise<void> {
+  await Promise.all((browser?.contexts() ?? []).map((context) => context.close()));
 }
 
 /** A shop on a fresh embedded database, serving the production build of the web app. */
@@ -88,6 +113,11 @@ export async function screenshotBoth(page: Page, name: string): Promise<void> {
   await page.setViewportSize(original);
 }
 
+/** Waits for the app to have taken over the server's HTML of the page: its code runs from then on. */
+export async function appTookOver(page: Page): Promise<void> {
+  await page.locator(`html[${LIVE_ATTRIBUTE}="live"]`).waitFor({ state: 'attached' });
+}
+
 /**
  * Moves to `path` as the app's own links do, without loading a new document: a history entry, and
  * the popstate event the router follows. For tests that visit many screens in a row, where a new
@@ -96,7 +126,7 @@ export async function screenshotBoth(page: Page, name: string): Promise<void> {
  * new address when it starts, over the server's HTML of the old one.
  */
 export async function navigateInApp(page: Page, path: string): Promise<void> {
-  await page.locator(`html[${LIVE_ATTRIBUTE}="live"]`).waitFor({ state: 'attached' });
+  await appTookOver(page);
   await page.evaluate((to) => {
     history.pushState(null, '', to);
     dispatchEvent(new PopStateEvent('popstate', { state: null }));
