@@ -5,6 +5,7 @@ import { createProduct } from '../support/fixtures.js';
 import type { TestShop } from '../support/shop.js';
 import {
   ADMIN_PHONE,
+  appTookOver,
   closeVisitors,
   expectNoSidewaysScroll,
   newVisitor,
@@ -161,6 +162,25 @@ describe('browsing by category, sort and price on a phone', () => {
       .slice(0, 12)
       .map((p) => p.price);
     await expect.poll(() => pricesOnScreen(page)).toEqual(newestFirst);
+    expect(problems).toEqual([]);
+  });
+
+  it('turns the top products by itself, but not for a visitor who asks for less motion', async () => {
+    const { page, problems } = await newVisitor(browser, shop, ADMIN_PHONE);
+    // The page's timers run on a clock the test moves: seconds of the carousel's time, at once.
+    await page.clock.install();
+    await page.goto('/');
+    await appTookOver(page);
+    const activeSlide = () => page.locator('.carousel-item.active a').getAttribute('href');
+    await expect.poll(() => page.locator('.carousel-item').count()).toBeGreaterThan(1);
+    const first = await activeSlide();
+    await page.clock.runFor(20_000);
+    expect(await activeSlide()).toBe(first);
+
+    // The same visitor turns her system's setting off: the slides turn every six seconds.
+    await page.emulateMedia({ reducedMotion: 'no-preference' });
+    await page.clock.runFor(7_000);
+    await expect.poll(activeSlide).not.toBe(first);
     expect(problems).toEqual([]);
   });
 

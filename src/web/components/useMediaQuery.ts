@@ -19,3 +19,6 @@ export function useMediaQuery(query: string): boolean {
 
 /** Bootstrap's `md` breakpoint and up: room for a table. Below it, lists become cards. */
 export const MD_AND_UP = '(min-width: 768px)';
+
+/** The visitor has asked the system for less motion. */
+export const REDUCED_MOTION = '(prefers-reduced-motion: reduce)';

@@ -4,6 +4,7 @@ import { SLIDE_PHOTO_SIZES } from '../../../shared/photoSizes';
 import Price from '../../components/Price';
 import { photoSources } from '../../components/photoSources';
 import Rating from '../../components/Rating';
+import { REDUCED_MOTION, useMediaQuery } from '../../components/useMediaQuery';
 import { paths } from '../../config/paths';
 import { useGetTopProductsQuery } from '../../lib/catalogApi';
 import { PHOTO_SIZE } from './ProductCard';
@@ -15,6 +16,9 @@ import './catalog.css';
  */
 export default function ProductCarousel() {
   const { data: products, isLoading } = useGetTopProductsQuery();
+  // A visitor who asks for less motion turns the slides herself: slides that change by themselves
+  // are motion she did not start, and they keep a phone drawing.
+  const stillSlides = useMediaQuery(REDUCED_MOTION);
   // While the slides load, their space is kept, so the listing below does not jump down when they come.
   if (isLoading) return <div className="top-carousel top-slide rounded-3 shadow-sm mb-4" aria-hidden="true" />;
   if (!products || products.length === 0) return null;
@@ -24,7 +28,7 @@ export default function ProductCarousel() {
       <h2 id="top-products-heading" className="visually-hidden">
         Top rated products
       </h2>
-      <Carousel className="top-carousel rounded-3 overflow-hidden shadow-sm" interval={6000} pause="hover">
+      <Carousel className="top-carousel rounded-3 overflow-hidden shadow-sm" interval={stillSlides ? null : 6000} pause="hover">
         {products.map((product, index) => (
           <Carousel.Item key={product._id}>
             <Link
