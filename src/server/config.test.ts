@@ -167,6 +167,7 @@ describe('every variable', () => {
       webConcurrency: 1,
       host: '0.0.0.0',
       databaseUrl: undefined,
+      pgliteSharedBuffersMb: 128,
       publicUrl: 'http://localhost:3000',
       adminEmail: 'admin@example.com',
       seedDemo: true,
@@ -193,6 +194,7 @@ describe('every variable', () => {
       TRUST_PROXY: '10.0.0.0/8',
       WEB_CONCURRENCY: 'auto',
       DATA_DIR: '',
+      PGLITE_SHARED_BUFFERS_MB: '32',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -203,6 +205,7 @@ describe('every variable', () => {
       trustProxy: '10.0.0.0/8',
       // "auto" on the embedded database is the one process it allows.
       webConcurrency: 1,
+      pgliteSharedBuffersMb: 32,
     });
     expect(config.dataDir).toMatch(/data$/);
   });
@@ -212,6 +215,7 @@ describe('every variable', () => {
     [{ PORT: '70000' }, 'PORT must be a port number'],
     [{ SESSION_DAYS: '1.5' }, 'SESSION_DAYS must be a whole number'],
     [{ MAIL_MAX_ATTEMPTS: '-1' }, 'MAIL_MAX_ATTEMPTS must be a whole number'],
+    [{ PGLITE_SHARED_BUFFERS_MB: '0' }, 'PGLITE_SHARED_BUFFERS_MB must be a whole number of at least 1'],
     [{ WEB_CONCURRENCY: 'many' }, 'WEB_CONCURRENCY must be a whole number of at least 1, or auto'],
     [{ WEB_CONCURRENCY: '2' }, 'WEB_CONCURRENCY=2 needs DATABASE_URL'],
     [{ SEED_DEMO: 'maybe' }, 'SEED_DEMO must be true or false, got "maybe"'],

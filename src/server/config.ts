@@ -6,6 +6,9 @@ import { z } from 'zod';
 import { DEFAULT_PASSWORD_COST } from './domain/passwords.js';
 import { webDistDir } from './paths.js';
 
+/** The embedded database's page cache: PostgreSQL's own default, which PGlite keeps. */
+export const DEFAULT_PGLITE_SHARED_BUFFERS_MB = 128;
+
 /**
  * Everything the server can be told, read once from the environment by one zod schema. Every
  * variable has a default so that `npm start` with no configuration runs the whole shop on the
@@ -100,6 +103,7 @@ const environment = z.object({
   WEB_DIR: text(),
   DATABASE_URL: urlLike('DATABASE_URL', /^postgres(ql)?:\/\//, 'start with postgres:// or postgresql://'),
   DATABASE_POOL_SIZE: wholeNumber('DATABASE_POOL_SIZE', 10),
+  PGLITE_SHARED_BUFFERS_MB: wholeNumber('PGLITE_SHARED_BUFFERS_MB', DEFAULT_PGLITE_SHARED_BUFFERS_MB, 1),
   REDIS_URL: urlLike('REDIS_URL', /^rediss?:\/\/[^\s]+/, 'look like redis://host:6379 or rediss://user:pass@host:6380/0'),
   REDIS_KEY_PREFIX: text(),
   PUBLIC_URL: baseUrl(),
@@ -360,6 +364,8 @@ const configSchema = environment.transform((env, ctx) => {
     /** postgres://… to run on PostgreSQL; unset runs on the embedded PGlite under dataDir. */
     databaseUrl,
     databasePoolSize: env.DATABASE_POOL_SIZE,
+    /** The embedded database's page cache (PostgreSQL's shared_buffers), in MB. */
+    pgliteSharedBuffersMb: env.PGLITE_SHARED_BUFFERS_MB,
     /** redis://… shared by every instance for rate-limit counters and the catalogue cache's version; unset keeps them in the database. */
     redisUrl: env.REDIS_URL,
     /** Prefix of every Redis key, so several shops (or test runs) can share one Redis. */

@@ -186,6 +186,7 @@ export async function startShop(config: AppConfig, options: StartOptions = {}): 
     (await openDatabase({
       url: config.databaseUrl,
       pgliteDir: path.join(config.dataDir, 'pglite'),
+      pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
       poolSize: config.databasePoolSize,
       onPoolError: (error) => log.warn({ err: error }, 'database connection lost; the pool will reconnect'),
     }));

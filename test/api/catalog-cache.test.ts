@@ -229,6 +229,13 @@ describe(`catalogue answers are cached but never stale (${DATABASE})`, () => {
     expect(other?.statement_timeout).not.toBe(row?.statement_timeout);
   });
 
+  it('the embedded database has the page cache PGLITE_SHARED_BUFFERS_MB asks for (PGlite)', async () => {
+    if (shop.database.kind !== 'pglite') return;
+    const [row] = await queryRows<{ shared_buffers: string }>(shop.database.db, sql`SHOW shared_buffers`);
+    // The test shops' 16 MB (test/support/shop.ts), not PostgreSQL's default of 128.
+    expect(row?.shared_buffers).toBe('16MB');
+  });
+
   it('the product count follows creates and deletes exactly, also for a page past the last match', async () => {
     const client = shop.client();
     const before = (await client.get<ProductPage>('/api/products')).body.count;
