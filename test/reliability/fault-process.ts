@@ -14,6 +14,9 @@ export async function within<T>(promise: Promise<T>, ms: number, what: string): 
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
   });
+  // Once the time is up, the promise's own failure (the killed shop's ECONNRESET) has no one left
+  // to hear it, and would fail the run as an unhandled rejection.
+  promise.catch(() => undefined);
   try {
     return await Promise.race([promise, timeout]);
   } finally {
