@@ -82,6 +82,10 @@ export async function buildApp({ config, database, notify, logger, payments, cac
     // answer in the shop's error shape.
     frameworkErrors,
     clientErrorHandler,
+    // Fastify gives a plugin 10 s to start. Loading the first-screen renderer (React and every
+    // screen) took longer than that on a 2-core machine under load, and the shop did not start at
+    // all; a slow start is better than none, and a plugin that hangs still fails here, by name.
+    pluginTimeout: 60_000,
   }).withTypeProvider<ZodTypeProvider>();
   // Bodies are JSON, or form data where a route accepts it; plain text is refused with 415.
   app.removeContentTypeParser('text/plain');
