@@ -9,7 +9,7 @@ import type { ApiClient } from '../support/client.js';
 import { createProduct, expectClientError, placeOrder } from '../support/fixtures.js';
 import { typescriptProcess } from '../support/node-process.js';
 import { freePort } from '../support/ports.js';
-import { startTestShop, type TestShop } from '../support/shop.js';
+import { buildTestApp, startTestShop, type TestShop } from '../support/shop.js';
 import { payByPaybillCommand } from '../support/simulator.js';
 
 /**
@@ -282,6 +282,25 @@ describe('a demo shop pays by Paybill through its simulator', () => {
       typescriptProcess('src/server/mpesa/simulator/cli.ts', 'pay', '--url', simulatorUrl, '--account', 'X', '--amount', '12.50'),
     ).catch((error: { code: number; stderr: string }) => error);
     expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining('--amount must be whole shillings') });
+  });
+
+  it('answers 502 with what to do, not 500, when the simulator does not answer', async () => {
+    const unreachable = await buildTestApp({
+      MPESA_ENV: 'simulator',
+      MPESA_RECONCILE_INTERVAL_MS: '3600000',
+      // A port nothing listens on: the shop shares a simulator that is not running.
+      MPESA_SIMULATOR_URL: `http://127.0.0.1:${await freePort()}`,
+    });
+    try {
+      const product = await createProduct(await unreachable.admin(), { price: 500, countInStock: 5 });
+      const shopper = await unreachable.shopper('Offline Simulator');
+      const order = (await placeOrder(shopper, [{ _id: product._id, qty: 1 }])).body as Order;
+      const sent = await shopper.post(`/api/orders/${order._id}/simulate-paybill`, { phoneNumber: '0712345678' });
+      expectClientError(sent, 502, /simulator did not answer.*try again/);
+      expect((await statusOf(shopper, order._id)).isPaid).toBe(false);
+    } finally {
+      await unreachable.stop();
+    }
   });
 
   it('refuses a paid order, a bad phone and another shopper, and places no payment', async () => {
