@@ -18,6 +18,7 @@ import {
   screenshotBoth,
   sharedBrowser,
   signIn,
+  signInDirectly,
 } from './support/browser.js';
 
 /**
@@ -30,9 +31,13 @@ import {
  *   MPESA_HTTP_TIMEOUT_MS, while the prompt goes on and is paid `callbackDelayMs` after the push;
  * - 0708374149: paid, callback once.
  */
-const SIMULATOR = { callbackDelayMs: 2000, lateCallbackMs: 4000, slowAnswerMs: 3000 };
-/** The shop gives up on a Daraja request after this long (the lost answer of 0700000007). */
-const HTTP_TIMEOUT_MS = 500;
+const SIMULATOR = { callbackDelayMs: 4000, lateCallbackMs: 4000, slowAnswerMs: 6000 };
+/**
+ * The shop gives up on a Daraja request after this long (the lost answer of 0700000007), 2.5 s
+ * before that prompt's callback, in which the test deletes the order. Every other call must answer within it: 500 ms was too short for
+ * the simulator on a loaded 2-core machine, and a push or a simulated Paybill payment failed.
+ */
+const HTTP_TIMEOUT_MS = 1500;
 const SETTLED_WITHIN_MS = 20_000;
 /** Each case waits for several simulated prompts and callbacks, more than the default 30 s allows on a busy machine. */
 const CASE_TIMEOUT_MS = 90_000;
@@ -281,7 +286,7 @@ describe('an admin deals with M-Pesa payment exceptions on /admin/payments', () 
 
     // On a phone, the admin finds it under Unmatched and gives it order B.
     const { page, problems, context } = await newVisitor(browser, shop, PHONE);
-    await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
+    await signInDirectly(page, ADMIN_EMAIL, ADMIN_PASSWORD);
     await page.goto('/admin/payments');
     await page.getByRole('link', { name: 'Unmatched' }).click();
     await page.waitForURL((url) => url.searchParams.get('status') === 'unmatched');
@@ -355,7 +360,7 @@ describe('an admin deals with M-Pesa payment exceptions on /admin/payments', () 
       .toBe('refund_unanswered');
 
     const { page, problems, context } = await newVisitor(browser, shop, ADMIN_PHONE);
-    await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
+    await signInDirectly(page, ADMIN_EMAIL, ADMIN_PASSWORD);
     await page.goto('/admin/payments?status=exception');
     const card = cardOf(page, payment.receipt!);
     await expect.poll(() => card.getByText('Refund pending', { exact: true }).isVisible(), SHOWN).toBe(true);
