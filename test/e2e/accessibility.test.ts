@@ -15,6 +15,7 @@ import {
   newVisitor,
   sharedBrowser,
   signIn,
+  signInDirectly,
   startWebShop,
 } from './support/browser.js';
 
@@ -127,7 +128,7 @@ async function auditEveryScreen(viewport: {
   await visit('/forgot-password', () => page.getByRole('button', { name: /send/i }).isVisible());
   await visit('/reset-password/not-a-real-token', () => page.locator('main form, main .alert').first().isVisible());
 
-  await signIn(page, shopperEmail, 'shopper-pass-1');
+  await signInDirectly(page, shopperEmail, 'shopper-pass-1');
   await page.goto(`/products/${product._id}`);
   await page.getByRole('button', { name: 'Add To Cart' }).click();
   await page.waitForURL('**/cart');

@@ -19,6 +19,7 @@ import {
   screenshotBoth,
   sharedBrowser,
   signIn,
+  signInDirectly,
   startWebShop,
 } from './support/browser.js';
 
@@ -92,7 +93,7 @@ describe('the admin dashboard on a phone', () => {
 
   it('leads from "to deliver" to the filtered order list, whose Export CSV downloads those orders', async () => {
     const { page, problems, context } = await newVisitor(browser, shop, PHONE);
-    await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
+    await signInDirectly(page, ADMIN_EMAIL, ADMIN_PASSWORD);
     await page.goto('/admin');
     await heading(page, 'Dashboard');
     await page.getByRole('link', { name: 'Orders to deliver' }).click();
@@ -139,7 +140,7 @@ describe('the admin dashboard on a phone', () => {
 
   it('prints a packing slip from the order page: on screen, on an 80 and a 58 mm roll, and on A4', async () => {
     const { page, problems, context } = await newVisitor(browser, shop, PHONE);
-    await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
+    await signInDirectly(page, ADMIN_EMAIL, ADMIN_PASSWORD);
     await page.goto(`/order/${paidOrder._id}`);
     await page.getByRole('link', { name: 'Packing slip' }).click();
     await page.waitForURL((url) => url.pathname === `/admin/order/${paidOrder._id}/slip`);

@@ -12,7 +12,7 @@ import {
   newVisitor,
   screenshot,
   sharedBrowser,
-  signIn,
+  signInDirectly,
   startWebShop,
 } from './support/browser.js';
 
@@ -50,7 +50,7 @@ async function openList(page: Page, path: string, label: string) {
 describe('the admin lists on a phone', () => {
   it('shows orders as cards with every column and action, Mark As Paid disabled once paid, and filters "To deliver"', async () => {
     const { page, problems, context } = await newVisitor(browser, shop, PHONE);
-    await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
+    await signInDirectly(page, ADMIN_EMAIL, ADMIN_PASSWORD);
     await openList(page, '/admin/orderlist', 'Orders');
     const list = page.getByRole('list', { name: 'Orders' });
     await expect.poll(() => list.getByRole('listitem').count()).toBe(2);
@@ -90,7 +90,7 @@ describe('the admin lists on a phone', () => {
 
   it('shows users as cards; the admin cannot delete their own account, others can be', async () => {
     const { page, problems, context } = await newVisitor(browser, shop, PHONE);
-    await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
+    await signInDirectly(page, ADMIN_EMAIL, ADMIN_PASSWORD);
     await openList(page, '/admin/userlist', 'Users');
     const list = page.getByRole('list', { name: 'Users' });
     await expect.poll(() => list.getByRole('listitem').count()).toBeGreaterThan(1);
@@ -117,7 +117,7 @@ describe('the admin lists on a phone', () => {
 
   it('shows products as cards, the new draft first and marked Draft', async () => {
     const { page, problems, context } = await newVisitor(browser, shop, PHONE);
-    await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
+    await signInDirectly(page, ADMIN_EMAIL, ADMIN_PASSWORD);
     await openList(page, '/admin/productlist', 'Products');
     const first = page.getByRole('list', { name: 'Products' }).getByRole('listitem').first();
     await expect.poll(() => first.textContent()).toContain(draft._id);
@@ -141,7 +141,7 @@ describe('the admin lists on a phone', () => {
 describe('the admin lists on a desktop', () => {
   it("keep the specification's tables", async () => {
     const { page, problems, context } = await newVisitor(browser, shop, DESKTOP);
-    await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
+    await signInDirectly(page, ADMIN_EMAIL, ADMIN_PASSWORD);
     const tables: [string, string, string[]][] = [
       ['/admin/orderlist', 'Orders', ['ID', 'USER', 'DATE', 'TOTAL', 'PAID', 'DELIVERED']],
       ['/admin/productlist', 'Products', ['ID', 'NAME', 'PRICE', 'CATEGORY']],

@@ -9,7 +9,15 @@ import type { PublicUser } from '../../src/shared/schemas/users.js';
 import type { ApiClient } from '../support/client.js';
 import { NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type TestShop } from '../support/shop.js';
-import { closeVisitors, newVisitor, screenshotBoth, sharedBrowser, signIn, startWebShop } from './support/browser.js';
+import {
+  closeVisitors,
+  newVisitor,
+  screenshotBoth,
+  sharedBrowser,
+  signIn,
+  signInDirectly,
+  startWebShop,
+} from './support/browser.js';
 
 let shop: TestShop;
 let browser: Browser;
@@ -101,7 +109,7 @@ describe('an admin manages the shop from the browser', () => {
 
   it('keeps product list pagination inside the admin', async () => {
     const { page, context } = await newVisitor(browser, shop);
-    await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
+    await signInDirectly(page, ADMIN_EMAIL, ADMIN_PASSWORD);
     await page.goto('/admin/productlist');
     await page.getByRole('link', { name: 'Page 2' }).click();
     await page.waitForURL('**/admin/productlist/page/2');
@@ -113,7 +121,7 @@ describe('an admin manages the shop from the browser', () => {
   it('promotes a user to admin and demotes them', async () => {
     const shopper = await shop.shopper('Njeri Promoted');
     const { page, problems, context } = await newVisitor(browser, shop);
-    await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
+    await signInDirectly(page, ADMIN_EMAIL, ADMIN_PASSWORD);
     await page.goto('/admin/userlist');
     await expect.poll(() => page.getByRole('heading', { name: 'Users' }).isVisible()).toBe(true);
     await screenshotBoth(page, 'admin-users');
@@ -217,7 +225,7 @@ describe('admin screens refuse everyone else', () => {
     const shopper = await shop.shopper('Nosy Shopper');
     const target = await shop.shopper('Private Person');
     const { page, context } = await newVisitor(browser, shop);
-    await signIn(page, shopper.user!.email, 'shopper-pass-1');
+    await signInDirectly(page, shopper.user!.email, 'shopper-pass-1');
     await page.goto(`/admin/user/${target.user!._id}`);
     await expect.poll(() => page.getByText('This is for admins only').isVisible()).toBe(true);
     const body = await page.locator('main').innerText();

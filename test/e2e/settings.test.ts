@@ -15,7 +15,7 @@ import {
   newVisitor,
   screenshotBoth,
   sharedBrowser,
-  signIn,
+  signInDirectly,
   startWebShop,
 } from './support/browser.js';
 
@@ -47,7 +47,7 @@ async function adminMenu(page: Page, item: string) {
 describe('shop settings on a phone', () => {
   it('an admin changes the delivery fee and the shop name; the cart, the header and the new order follow', async () => {
     const { page, problems, context } = await newVisitor(browser, shop, PHONE);
-    await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
+    await signInDirectly(page, ADMIN_EMAIL, ADMIN_PASSWORD);
 
     await page.goto(`/products/${product._id}`);
     await page.getByRole('button', { name: 'Add To Cart' }).click();

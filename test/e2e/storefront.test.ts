@@ -17,7 +17,7 @@ import {
   PHONE,
   screenshotBoth,
   sharedBrowser,
-  signIn,
+  signInDirectly,
   startWebShop,
 } from './support/browser.js';
 
@@ -159,7 +159,7 @@ describe('a shopper who has ordered before', () => {
     ).toBe(201);
 
     const { page, problems, context } = await newVisitor(browser, shop, PHONE);
-    await signIn(page, shopper.user?.email ?? '', 'shopper-pass-1');
+    await signInDirectly(page, shopper.user?.email ?? '', 'shopper-pass-1');
     await page.goto(`/products/${product._id}`);
     await page.getByRole('button', { name: 'Add To Cart' }).click();
     await page.waitForURL('**/cart');
@@ -186,7 +186,7 @@ describe('placing an order over a connection that drops', () => {
     const shopper = shop.client();
     await shopper.signUp('Dropped Connection', email, 'dropped-pass-1');
     const { page, problems, context } = await newVisitor(browser, shop, PHONE);
-    await signIn(page, email, 'dropped-pass-1');
+    await signInDirectly(page, email, 'dropped-pass-1');
     await page.goto(`/products/${product._id}`);
     await page.getByRole('button', { name: 'Add To Cart' }).click();
     await page.waitForURL('**/cart');

@@ -10,7 +10,7 @@ import {
   fillShippingForm,
   newVisitor,
   sharedBrowser,
-  signIn,
+  signInDirectly,
   startWebShop,
 } from './support/browser.js';
 
@@ -86,7 +86,7 @@ describe('tap targets on a 360 px phone', () => {
     await open('/login', () => page.getByRole('button', { name: 'Sign In' }).isVisible());
     await open('/register', () => page.getByRole('button', { name: 'Sign Up' }).isVisible());
 
-    await signIn(page, shopper.user?.email ?? '', 'shopper-pass-1');
+    await signInDirectly(page, shopper.user?.email ?? '', 'shopper-pass-1');
     await page.goto(`/products/${product._id}`);
     await page.getByRole('button', { name: 'Add To Cart' }).click();
     await page.waitForURL('**/cart');
