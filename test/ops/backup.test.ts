@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Target } from '../../src/server/ops/connection.js';
-import { freshPostgresUrl, shopDataDir } from '../support/shop.js';
+import { freshPostgresUrl, shopDataDir, TEST_PGLITE_SHARED_BUFFERS_MB } from '../support/shop.js';
 import { buildShop, counts, type OpsShop, snapshot, startShopOn, tempDir, verifyThroughApi } from './support.js';
 
 /**
@@ -42,7 +42,11 @@ async function checkRestore(target: Target, built: Awaited<ReturnType<typeof bui
 
 describe('backups', () => {
   it('PGlite: a copy of the stopped shop’s DATA_DIR restores the whole shop', async () => {
-    const source: Target = { databaseUrl: undefined, dataDir: await shopDataDir('duka-ops-') };
+    const source: Target = {
+      databaseUrl: undefined,
+      dataDir: await shopDataDir('duka-ops-'),
+      pgliteSharedBuffersMb: TEST_PGLITE_SHARED_BUFFERS_MB,
+    };
     cleanups.push(() => fs.rm(source.dataDir, { recursive: true, force: true }));
     let shop: OpsShop | undefined = await startShopOn(source);
     try {
@@ -55,7 +59,11 @@ describe('backups', () => {
       // The backup: the whole folder, as `cp -a data backup` does; the restore: copied back to an empty place.
       const backup = path.join(await dir(), 'backup');
       await fs.cp(source.dataDir, backup, { recursive: true, preserveTimestamps: true });
-      const target: Target = { databaseUrl: undefined, dataDir: path.join(await dir(), 'restored') };
+      const target: Target = {
+        databaseUrl: undefined,
+        dataDir: path.join(await dir(), 'restored'),
+        pgliteSharedBuffersMb: TEST_PGLITE_SHARED_BUFFERS_MB,
+      };
       await fs.cp(backup, target.dataDir, { recursive: true, preserveTimestamps: true });
       await checkRestore(target, built, before);
     } finally {

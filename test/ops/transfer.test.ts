@@ -3,13 +3,13 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Target } from '../../src/server/ops/connection.js';
+import { connect, type Target } from '../../src/server/ops/connection.js';
 import { OpsError } from '../../src/server/ops/errors.js';
 import { exportShop, importShop } from '../../src/server/ops/transfer.js';
 import { projectRoot } from '../../src/server/paths.js';
 import { ApiClient } from '../support/client.js';
 import { tsxProcess } from '../support/node-process.js';
-import { freshPostgresUrl, shopDataDir } from '../support/shop.js';
+import { freshPostgresUrl, shopDataDir, TEST_PGLITE_SHARED_BUFFERS_MB } from '../support/shop.js';
 import { type BuiltShop, buildShop, counts, type OpsShop, snapshot, startShopOn, verifyThroughApi } from './support.js';
 
 /**
@@ -35,7 +35,7 @@ const LEGACY_CONTENT = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 1, 2, 3, 0xff, 0x
 beforeAll(async () => {
   const dataDir = await shopDataDir('duka-ops-');
   cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }));
-  source = { databaseUrl: undefined, dataDir };
+  source = { databaseUrl: undefined, dataDir, pgliteSharedBuffersMb: TEST_PGLITE_SHARED_BUFFERS_MB };
   shop = await startShopOn(source);
   built = await buildShop(shop, SIZE);
   session = new Map(built.shoppers[1]?.client.cookies);
@@ -51,7 +51,7 @@ afterAll(async () => {
 async function emptyTarget(kind: 'pglite' | 'postgres'): Promise<Target> {
   const dataDir = await shopDataDir('duka-ops-');
   cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }));
-  if (kind === 'pglite') return { databaseUrl: undefined, dataDir };
+  if (kind === 'pglite') return { databaseUrl: undefined, dataDir, pgliteSharedBuffersMb: TEST_PGLITE_SHARED_BUFFERS_MB };
   const base = process.env.TEST_DATABASE_URL;
   if (!base) throw new Error('TEST_DATABASE_URL is not set');
   const postgres = await freshPostgresUrl(base);
@@ -141,6 +141,13 @@ describe('db:export and db:import', () => {
     await expect(again).rejects.toBeInstanceOf(OpsError);
     await expect(importShop(target, exportFile)).rejects.toThrow(/already holds shop data: .*users \(\d+ rows\).*--replace/);
     expect(await snapshot(target)).toEqual(loaded);
+    // The tools open PGlite with the page cache the target names (PGLITE_SHARED_BUFFERS_MB), as the shop does.
+    const conn = await connect(target);
+    try {
+      expect(await conn.query('SHOW shared_buffers')).toEqual([{ shared_buffers: `${TEST_PGLITE_SHARED_BUFFERS_MB}MB` }]);
+    } finally {
+      await conn.close();
+    }
   }, 120_000);
 
   it('loads all or nothing: a file cut short leaves the target as it was', async () => {
@@ -161,7 +168,12 @@ describe('db:export and db:import', () => {
   it('runs as npm scripts: exit 2 and a plain message for a target with data, --replace to overwrite it', async () => {
     const target = await emptyTarget('pglite');
     await importShop(target, exportFile);
-    const env = { ...process.env, DATA_DIR: target.dataDir, DATABASE_URL: '' };
+    const env = {
+      ...process.env,
+      DATA_DIR: target.dataDir,
+      DATABASE_URL: '',
+      PGLITE_SHARED_BUFFERS_MB: String(TEST_PGLITE_SHARED_BUFFERS_MB),
+    };
     const cli = path.join(projectRoot, 'src/server/ops/cli.ts');
     const refused = await run(process.execPath, tsxProcess(cli, 'import', exportFile), { env, cwd: projectRoot }).then(
       () => undefined,

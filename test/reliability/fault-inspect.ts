@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { openDatabase, queryRows } from '../../src/server/db/client.js';
+import { TEST_PGLITE_SHARED_BUFFERS_MB } from '../support/shop.js';
 
 /**
  * Reads the shop's tables straight from its database, after the shop has been stopped (PGlite is
@@ -62,7 +63,12 @@ export interface Snapshot {
 }
 
 export async function readSnapshot(where: { databaseUrl?: string | undefined; dataDir: string }): Promise<Snapshot> {
-  const database = await openDatabase({ url: where.databaseUrl, pgliteDir: path.join(where.dataDir, 'pglite'), poolSize: 1 });
+  const database = await openDatabase({
+    url: where.databaseUrl,
+    pgliteDir: path.join(where.dataDir, 'pglite'),
+    poolSize: 1,
+    pgliteSharedBuffersMb: TEST_PGLITE_SHARED_BUFFERS_MB,
+  });
   try {
     const { db } = database;
     const products = await queryRows<{ id: string; count_in_stock: number }>(db, sql`SELECT id, count_in_stock FROM products`);

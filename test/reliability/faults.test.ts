@@ -8,7 +8,14 @@ import type { Product } from '../../src/shared/schemas/products.js';
 import { ApiClient, type ApiResponse, type ErrorResponse } from '../support/client.js';
 import { createProduct, NAIROBI_ADDRESS } from '../support/fixtures.js';
 import { freePort } from '../support/ports.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, freshPostgresUrl, shopDataDir, startTestShop } from '../support/shop.js';
+import {
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  freshPostgresUrl,
+  shopDataDir,
+  startTestShop,
+  TEST_PGLITE_SHARED_BUFFERS_MB,
+} from '../support/shop.js';
 import { type AttemptRow, readSnapshot } from './fault-inspect.js';
 import { ShopProcess, sleep, within } from './fault-process.js';
 
@@ -107,6 +114,7 @@ describe(`killing the shop with SIGKILL mid-burst (${DATABASE})`, () => {
       RATE_LIMIT_STKPUSH_MAX: '1000000',
       RATE_LIMIT_LOGIN_MAX: '1000000',
       RATE_LIMIT_REGISTER_MAX: '1000000',
+      PGLITE_SHARED_BUFFERS_MB: String(TEST_PGLITE_SHARED_BUFFERS_MB),
     };
     if (process.env.TEST_DATABASE_URL) {
       const database = await freshPostgresUrl(process.env.TEST_DATABASE_URL);

@@ -76,6 +76,13 @@ export async function shopDataDir(prefix: string): Promise<string> {
   return dir;
 }
 
+/**
+ * The PGlite page cache of the test shops and of the ops tools the tests run on their databases.
+ * A test database holds a few hundred rows, and PGlite writes its whole page cache's memory at every
+ * start: 16 MB instead of 128 spares each of a run's hundreds of starts about 0.2 CPU-seconds.
+ */
+export const TEST_PGLITE_SHARED_BUFFERS_MB = 16;
+
 /** The environment every test shop starts with, before a test's own variables. */
 export function testShopEnv(dataDir: string): Record<string, string> {
   return {
@@ -94,9 +101,7 @@ export function testShopEnv(dataDir: string): Record<string, string> {
     // Tests hash and check hundreds of passwords; Argon2's least cost keeps each a millisecond.
     ARGON2_MEMORY_KIB: '8',
     ARGON2_TIME_COST: '1',
-    // A test shop holds a few hundred rows, and PGlite writes its whole page cache's memory at every
-    // start: 16 MB instead of 128 spares each of a run's hundreds of starts about 0.2 CPU-seconds.
-    PGLITE_SHARED_BUFFERS_MB: '16',
+    PGLITE_SHARED_BUFFERS_MB: String(TEST_PGLITE_SHARED_BUFFERS_MB),
   };
 }
 

@@ -98,6 +98,16 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   return options.url ? openPostgres(options.url, options) : openPglite(options);
 }
 
+/**
+ * PGlite's start parameters with the page cache (PostgreSQL's shared_buffers) of
+ * PGLITE_SHARED_BUFFERS_MB: memory PGlite's WebAssembly takes and writes at every start, whatever
+ * the database's size, about 0.2 CPU-seconds for the default 128 MB on a laptop's core. The shop
+ * and the ops tools (export, import) open PGlite with them.
+ */
+export function pgliteStartParams(sharedBuffersMb = DEFAULT_PGLITE_SHARED_BUFFERS_MB): string[] {
+  return [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffersMb}MB`];
+}
+
 async function openPglite({
   pgliteDir: dir,
   pgliteTemplate: template,
@@ -107,13 +117,7 @@ async function openPglite({
   const client = await PGlite.create(dir ?? 'memory://', {
     extensions: { pg_trgm },
     ...(template && { loadDataDir: template }),
-    // The page cache is memory PGlite's WebAssembly takes and writes at every start, whatever the
-    // database's size: about 0.2 CPU-seconds for the default 128 MB on a laptop's core.
-    startParams: [
-      ...PGlite.defaultStartParams,
-      '-c',
-      `shared_buffers=${pgliteSharedBuffersMb ?? DEFAULT_PGLITE_SHARED_BUFFERS_MB}MB`,
-    ],
+    startParams: pgliteStartParams(pgliteSharedBuffersMb),
   });
   // PGlite is one connection, so a session setting holds for every query.
   await client.exec(`CREATE EXTENSION IF NOT EXISTS pg_trgm; ${SESSION_SETTINGS}`);

@@ -73,7 +73,11 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const config = loadConfig();
-  const target: Target = { databaseUrl: config.databaseUrl, dataDir: config.dataDir };
+  const target: Target = {
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    pgliteSharedBuffersMb: config.pgliteSharedBuffersMb,
+  };
   const started = Date.now();
   if (command === 'export' && extra.length === 0 && !values.replace) {
     const out = file ?? defaultFileName();

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import pg from 'pg';
+import { pgliteStartParams } from '../db/client.js';
 import { OpsError } from './errors.js';
 
 /**
@@ -23,6 +24,8 @@ export interface Target {
   databaseUrl: string | undefined;
   /** DATA_DIR: the shop's PGlite lives in DATA_DIR/pglite, uploads in DATA_DIR/uploads. */
   dataDir: string;
+  /** PGLITE_SHARED_BUFFERS_MB, the PGlite page cache while a tool has the database open. */
+  pgliteSharedBuffersMb?: number | undefined;
 }
 
 export function pgliteDir(target: Target): string {
@@ -65,7 +68,7 @@ export async function connect(target: Target): Promise<RawConnection> {
   }
   const dir = pgliteDir(target);
   assertPgliteNotInUse(target);
-  const db = await PGlite.create(dir, { extensions: { pg_trgm } });
+  const db = await PGlite.create(dir, { extensions: { pg_trgm }, startParams: pgliteStartParams(target.pgliteSharedBuffersMb) });
   await db.exec(SESSION);
   return {
     kind: 'pglite',

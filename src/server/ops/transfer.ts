@@ -296,7 +296,12 @@ async function loadExport(
   const exported = header as unknown as ExportHeader;
 
   if (!target.databaseUrl) assertPgliteNotInUse(target);
-  const database = await openDatabase({ url: target.databaseUrl, pgliteDir: pgliteDir(target), poolSize: 2 });
+  const database = await openDatabase({
+    url: target.databaseUrl,
+    pgliteDir: pgliteDir(target),
+    poolSize: 2,
+    pgliteSharedBuffersMb: target.pgliteSharedBuffersMb,
+  });
   try {
     await database.withStartupLock(() => database.migrate());
   } finally {
