@@ -6,7 +6,7 @@ import type { Redis } from 'ioredis';
 import { catalogAnswers } from './cache/catalog-answers.js';
 import type { CatalogCache } from './cache/catalog-cache.js';
 import { SettingsCache } from './cache/settings-cache.js';
-import type { AppConfig } from './config.js';
+import { type AppConfig, trustProxyOption } from './config.js';
 import type { Database } from './db/client.js';
 import { createPasswords } from './domain/passwords.js';
 import type { Notifications } from './mail/notifications.js';
@@ -71,7 +71,7 @@ export async function buildApp({ config, database, notify, logger, payments, cac
     loggerInstance: logger,
     genReqId: (request) => requestIdFor(request.headers),
     bodyLimit: JSON_BODY_LIMIT,
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
     // Let in-flight requests finish on shutdown, but do not wait for idle keep-alive sockets.
     forceCloseConnections: 'idle',
     // A request that reaches a closing instance (nginx sent it on a kept-alive connection) is

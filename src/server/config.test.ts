@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, productionProblems } from './config.js';
+import { ConfigError, loadConfig, productionProblems, trustProxyOption } from './config.js';
 
 const LIVE = {
   MPESA_CONSUMER_KEY: 'key',
@@ -202,7 +202,7 @@ describe('every variable', () => {
       secureCookies: true,
       publicUrl: 'https://shop.example.co.ke',
       adminEmail: 'owner@example.com',
-      trustProxy: '10.0.0.0/8',
+      trustProxy: ['10.0.0.0/8'],
       // "auto" on the embedded database is the one process it allows.
       webConcurrency: 1,
       pgliteSharedBuffersMb: 32,
@@ -242,6 +242,65 @@ describe('every variable', () => {
         'MPESA_HTTP_TIMEOUT_MS must be a whole number of at least 1',
       ]);
     }
+  });
+});
+
+describe('TRUST_PROXY', () => {
+  it('lists the reverse proxies by address or CIDR range, IPv4 and IPv6, separated by commas or spaces', () => {
+    expect(loadConfig({ TRUST_PROXY: '127.0.0.1' }).trustProxy).toEqual(['127.0.0.1']);
+    expect(loadConfig({ TRUST_PROXY: ' 10.0.0.0/8, 192.168.1.7 ,::1 2001:DB8::/32,loopback ' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '192.168.1.7',
+      '::1',
+      '2001:db8::/32',
+      'loopback',
+    ]);
+    // The list is what production takes too.
+    expect(loadConfig({ ...PRODUCTION, TRUST_PROXY: '127.0.0.1' }).trustProxy).toEqual(['127.0.0.1']);
+  });
+
+  it('trusts no proxy when unset, blank or false', () => {
+    for (const value of [undefined, '', '  ', 'false', 'FALSE']) {
+      expect(loadConfig({ TRUST_PROXY: value }).trustProxy, String(value)).toBe(false);
+    }
+  });
+
+  it('refuses in production a value that believes every peer, naming TRUST_PROXY and what to set instead', () => {
+    for (const value of ['true', 'TRUE', '*', 'all', '0.0.0.0/0', '127.0.0.1, ::/0']) {
+      const problems = productionProblems({ ...PRODUCTION, TRUST_PROXY: value });
+      expect(problems, value).toEqual([expect.stringContaining(`NODE_ENV=production refuses TRUST_PROXY=${value}`)]);
+      expect(problems[0]).toContain("Set TRUST_PROXY to the reverse proxies' addresses or CIDR ranges (e.g. 127.0.0.1");
+      expect(() => loadConfig({ ...PRODUCTION, TRUST_PROXY: value }), value).toThrow(ConfigError);
+    }
+  });
+
+  it('still lets a shop outside production believe every peer with true, * or all', () => {
+    for (const value of ['true', '*', 'all', 'True']) expect(loadConfig({ TRUST_PROXY: value }).trustProxy, value).toBe(true);
+  });
+
+  it('takes a whole number as a hop count (0 trusts no one), and gives Fastify a trust function for it', () => {
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toEqual({ hops: 2 });
+    expect(loadConfig({ TRUST_PROXY: '0' }).trustProxy).toBe(false);
+    expect(() => loadConfig({ TRUST_PROXY: '11' })).toThrow('a hop count is at most 10 proxies');
+    const trust = trustProxyOption({ hops: 2 });
+    if (typeof trust !== 'function') throw new Error('a hop count is a trust function');
+    expect([0, 1, 2].map((hop) => trust('203.0.113.7', hop))).toEqual([true, true, false]);
+  });
+
+  it.each([
+    ['nginx.internal'],
+    ['10.0.0.0/33'],
+    ['::1/129'],
+    ['10.0.0.0/'],
+    ['10.0.0/8'],
+    ['127.0.0.1;10.0.0.1'],
+    ['10.0.0.0/255.0.0.0'],
+    ['yes'],
+  ])('refuses %s, naming the variable and the form it takes', (value) => {
+    expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(
+      "TRUST_PROXY must be false, or the reverse proxies' addresses or CIDR ranges separated by commas (e.g. 127.0.0.1 or 10.0.0.0/8, fd00::/8), got",
+    );
   });
 });
 

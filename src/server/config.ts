@@ -77,6 +77,70 @@ const ipList = text().transform((raw, ctx) => {
   return list.length > 0 ? list : undefined;
 });
 
+/** TRUST_PROXY values that believe every peer's X-Forwarded-For: any client could choose its address. */
+const TRUSTS_EVERYONE = new Set(['true', '*', 'all']);
+/** Ranges @fastify/proxy-addr knows by name (loopback: 127.0.0.1/8 and ::1; uniquelocal: the private networks). */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+const TRUST_PROXY_FORM =
+  "TRUST_PROXY must be false, or the reverse proxies' addresses or CIDR ranges separated by commas (e.g. 127.0.0.1 or 10.0.0.0/8, fd00::/8)";
+
+/** Fastify's trustProxy for the setting: a hop count becomes "the nearest N peers are proxies". */
+export function trustProxyOption(
+  setting: boolean | string[] | { hops: number },
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof setting === 'object' && !Array.isArray(setting)) return (_address, hop) => hop < setting.hops;
+  return setting;
+}
+
+/** Whether TRUST_PROXY, as written, believes every peer: refused in production (productionProblems). */
+function trustsEveryone(raw: string | undefined): boolean {
+  const entries =
+    raw
+      ?.toLowerCase()
+      .split(/[\s,]+/)
+      .filter(Boolean) ?? [];
+  // A /0 range is every address too, written another way.
+  return entries.some((entry) => TRUSTS_EVERYONE.has(entry) || /\/0+$/.test(entry));
+}
+
+/** One proxy entry: an address, an address/prefix CIDR range, or a range name. */
+function isProxyEntry(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry) || isIP(entry) !== 0) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || prefix === undefined || rest.length > 0 || !/^\d{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY: whose X-Forwarded-For (and -Proto, -Host) the shop believes. Unset or false: no
+ * one's, the socket's peer is the client. Otherwise the reverse proxies' addresses or CIDR ranges,
+ * separated by commas or spaces, which Fastify's `trustProxy` takes as a list: a header from any
+ * other peer is ignored, so a client that reaches the shop directly cannot choose its address.
+ * true (or * or all) believes every peer, allowed outside production only. A whole number is a
+ * hop count: the nearest N peers are taken for proxies whatever their address. Only for a shop
+ * that no client can reach but through those proxies (a firewall in front): a client that reaches
+ * it directly could choose its address. Fastify (5.12.1 on) no longer takes a number itself, so
+ * app.ts gives it a trust function (trustProxyOption).
+ */
+const trustProxySetting = text().transform((raw, ctx): boolean | string[] | { hops: number } => {
+  const value = raw?.trim().toLowerCase();
+  if (value === undefined || value === 'false' || value === '0') return false;
+  if (TRUSTS_EVERYONE.has(value)) return true;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops > 10) ctx.addIssue({ code: 'custom', message: `TRUST_PROXY=${value}: a hop count is at most 10 proxies` });
+    return { hops };
+  }
+  const entries = value.split(/[\s,]+/).filter(Boolean);
+  const wrong = entries.find((entry) => !isProxyEntry(entry));
+  if (wrong !== undefined) {
+    ctx.addIssue({ code: 'custom', message: `${TRUST_PROXY_FORM}, got "${wrong}"` });
+    return false;
+  }
+  return entries;
+});
+
 /** WEB_CONCURRENCY: a whole number of processes, or "auto" for one per CPU core. */
 const webConcurrency = z.union(
   [
@@ -114,7 +178,7 @@ const environment = z.object({
   METRICS_TOKEN: text(),
   SHUTDOWN_DRAIN_MS: wholeNumber('SHUTDOWN_DRAIN_MS', 0),
   SHUTDOWN_GRACE_MS: wholeNumber('SHUTDOWN_GRACE_MS', 15_000),
-  TRUST_PROXY: z.string().optional(),
+  TRUST_PROXY: trustProxySetting,
   SECURE_COOKIES: flag('SECURE_COOKIES'),
   SESSION_DAYS: wholeNumber('SESSION_DAYS', 30),
   // Argon2's own minimums; production refuses less than the defaults (productionProblems).
@@ -173,13 +237,6 @@ const environment = z.object({
 });
 
 type Environment = z.output<typeof environment>;
-
-/** true, false, or the addresses/subnets of the proxies to trust ("127.0.0.1,10.0.0.0/8"). */
-function trustProxySetting(raw: string | undefined): boolean | string {
-  if (raw === undefined || raw === '' || raw === 'false') return false;
-  if (raw === 'true') return true;
-  return raw;
-}
 
 /** The address names this machine only: `localhost`, `*.localhost`. */
 function namesLocalhost(address: string): boolean {
@@ -383,8 +440,8 @@ const configSchema = environment.transform((env, ctx) => {
     shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
     /** After the drain, how long in-flight work may take before the process exits anyway. */
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
-    /** Trust X-Forwarded-* from a reverse proxy (true, or the proxies' addresses). */
-    trustProxy: trustProxySetting(env.TRUST_PROXY),
+    /** Whose X-Forwarded-* to believe: no one (false), the listed proxies, or (outside production) anyone (true). */
+    trustProxy: env.TRUST_PROXY,
     /** Cookies carry the Secure flag (on by default in production). */
     secureCookies: env.SECURE_COOKIES ?? nodeEnv === 'production',
     sessionDays: env.SESSION_DAYS,
@@ -450,6 +507,11 @@ export function productionProblems(env: Env): string[] {
   if (!env.METRICS_TOKEN && !flagSet(env, 'METRICS_PUBLIC')) {
     problems.push(
       'NODE_ENV=production needs METRICS_TOKEN (or METRICS_PUBLIC=true when the proxy keeps /metrics internal): open metrics tell registered emails from unknown ones',
+    );
+  }
+  if (trustsEveryone(env.TRUST_PROXY)) {
+    problems.push(
+      `NODE_ENV=production refuses TRUST_PROXY=${env.TRUST_PROXY?.trim()}: it believes X-Forwarded-For from anyone, so any client could choose its address, pass MPESA_CALLBACK_ALLOWED_IPS and dodge rate limits. Set TRUST_PROXY to the reverse proxies' addresses or CIDR ranges (e.g. 127.0.0.1 for nginx on this machine, or the load balancer's subnet)`,
     );
   }
   for (const [name, least] of [

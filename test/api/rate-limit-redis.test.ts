@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACCOUNT_CEILING_FACTOR } from '../../src/server/plugins/sign-in-limit.js';
 import { expectClientError } from '../support/fixtures.js';
 import { freePort } from '../support/ports.js';
 import { buildTestApp, type TestShop } from '../support/shop.js';
@@ -55,6 +56,31 @@ afterAll(async () => {
 
 const attempt = (shop: TestShop) =>
   shop.client().post('/api/users/auth', { email: 'someone@example.com', password: 'a-wrong-guess' });
+
+/** A sign-in from `address`, as the shop's own page sends it. */
+async function signInFrom(address: string, email: string, password: string) {
+  const answer = await shop.app.inject({
+    method: 'POST',
+    url: '/api/users/auth',
+    remoteAddress: address,
+    headers: { 'sec-fetch-site': 'same-origin' },
+    payload: { email, password },
+  });
+  return { status: answer.statusCode, body: answer.json<unknown>() };
+}
+
+// Before the outage below: these count in Redis.
+describe('the sign-in limit in Redis', () => {
+  it('takes back the count of each success, and pauses an account guessed at from many addresses', async () => {
+    const ceiling = LIMIT * ACCOUNT_CEILING_FACTOR;
+    // The seeded demo shopper: twenty successes leave nothing behind in Redis.
+    for (let i = 0; i < 20; i++) expect((await signInFrom('192.0.2.1', 'amina@example.com', 'karibu-duka')).status).toBe(200);
+    for (let i = 1; i <= ceiling; i++)
+      expect((await signInFrom(`2001:db8:${i}::1`, 'amina@example.com', 'wrong')).status).toBe(401);
+    expectClientError(await signInFrom('2001:db8:ffff::1', 'amina@example.com', 'karibu-duka'), 429, 'paused');
+    expect(logLines.filter((l) => l.includes('rate limits'))).toEqual([]);
+  });
+});
 
 describe('the sign-in limit when Redis is down', () => {
   it('answers 429 with Redis up, and still does once Redis has stopped, logging the outage once', async () => {

@@ -3,6 +3,7 @@ import { eq, lt, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Redis } from 'ioredis';
+import ipaddr from 'ipaddr.js';
 import { type Db, queryRows } from '../db/client.js';
 import { rateLimits } from '../db/schema.js';
 import { AppError } from '../errors.js';
@@ -47,6 +48,10 @@ async function databasePeek(db: Db, key: string): Promise<number> {
   return Number(rows[0]?.hits ?? 0);
 }
 
+async function databaseDecr(db: Db, key: string): Promise<void> {
+  await db.execute(sql`UPDATE ${rateLimits} SET hits = hits - 1 WHERE key = ${key} AND hits > 0 AND reset_at > now()`);
+}
+
 async function databaseReset(db: Db, key: string): Promise<void> {
   await db.delete(rateLimits).where(eq(rateLimits.key, key));
 }
@@ -55,6 +60,11 @@ const REDIS_INCR = `
 local current = redis.call('INCR', KEYS[1])
 if current == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return {current, redis.call('PTTL', KEYS[1])}`;
+
+// DECR keeps the key's expiry; a missing key is not created (it would never expire).
+const REDIS_DECR = `
+if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then redis.call('DECR', KEYS[1]) end
+return 0`;
 
 async function redisIncr(redis: Redis, key: string, timeWindow: number): Promise<Count> {
   const [current, ttl] = (await redis.eval(REDIS_INCR, 1, key, timeWindow)) as [number, number];
@@ -84,6 +94,11 @@ class MemoryCounters {
   peek(key: string): number {
     const window = this.windows.get(key);
     return window && window.resetAt > Date.now() ? window.hits : 0;
+  }
+
+  decr(key: string): void {
+    const window = this.windows.get(key);
+    if (window && window.resetAt > Date.now() && window.hits > 0) window.hits -= 1;
   }
 
   reset(key: string): void {
@@ -160,6 +175,18 @@ export class AttemptCounters {
     );
   }
 
+  /** Takes one back from `key`'s open window (an attempt that turned out not to count); none open, nothing. */
+  async decr(key: string): Promise<void> {
+    await this.use(
+      async (redis, k) => {
+        await redis.eval(REDIS_DECR, 1, k);
+      },
+      (k) => databaseDecr(this.db, k),
+      (k) => this.memory.decr(k),
+      key,
+    );
+  }
+
   /** Closes `key`'s window. */
   async reset(key: string): Promise<void> {
     await this.use(
@@ -204,6 +231,19 @@ export class AttemptCounters {
   }
 }
 
+/**
+ * Who a limit counts: an IPv4 address as it is, an IPv6 address by its /64. One subscriber, home
+ * or phone is handed a whole /64 and can pick any of its 2^64 addresses, so counting each
+ * address on its own would give an attacker a fresh limit per request.
+ */
+export function clientKey(ip: string): string {
+  if (!ipaddr.isValid(ip)) return ip;
+  // process() also turns an IPv4-mapped IPv6 address (::ffff:1.2.3.4, a dual-stack socket's) back into IPv4.
+  const address = ipaddr.process(ip);
+  if (address instanceof ipaddr.IPv4) return address.toString();
+  return `${new ipaddr.IPv6([...address.parts.slice(0, 4), 0, 0, 0, 0]).toString()}/64`;
+}
+
 /** @fastify/rate-limit store over the shop's counters, each route with its own keys. */
 function sharedStore(counters: AttemptCounters, prefix: string): FastifyRateLimitStoreCtor {
   return class SharedRateLimitStore implements FastifyRateLimitStore {
@@ -236,6 +276,7 @@ export default fp(
     await app.register(rateLimit, {
       global: false,
       store: sharedStore(counters, ''),
+      keyGenerator: (request) => clientKey(request.ip),
       // Every store failure is handled above, down to the process's own counters.
       skipOnError: false,
       errorResponseBuilder: (_request, context) =>

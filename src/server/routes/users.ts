@@ -34,7 +34,7 @@ import type { Passwords } from '../domain/passwords.js';
 import type { Notifications } from '../mail/notifications.js';
 import { acceptFormBodies } from '../plugins/form-bodies.js';
 import { currentUser, SESSION_COOKIE } from '../plugins/sessions.js';
-import { SignInLimit } from '../plugins/sign-in-limit.js';
+import { mailOwnerOfPausedAccount, SignInLimit, withRetryAfter } from '../plugins/sign-in-limit.js';
 
 const tags = ['users'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 429: errorBody };
@@ -67,12 +67,17 @@ const userRoutes: FastifyPluginAsyncZod<{
     },
   });
 
-  const signInLimit = new SignInLimit(app.attemptCounters, config.rateLimits.login);
+  const signInLimit = new SignInLimit(app.attemptCounters, config.rateLimits.login, (email, pause) =>
+    // The refusal is answered whether or not its notice could be queued.
+    mailOwnerOfPausedAccount(db, notify, email, pause).catch((error: unknown) =>
+      app.log.error({ err: error }, 'the mail telling an owner that sign-in is paused could not be queued'),
+    ),
+  );
   app.post('/api/users/auth', {
     schema: { tags, summary: 'Sign in', body: loginBody, response: { 200: publicUser, ...errors } },
     handler: async (request, reply) => {
       const { email, password } = request.body;
-      await signInLimit.admit(email, request.ip);
+      await signInLimit.admit(email, request.ip).catch(withRetryAfter(reply));
       let user: Awaited<ReturnType<typeof authenticate>>;
       try {
         user = await authenticate(db, passwords, email, password);
@@ -112,7 +117,8 @@ const userRoutes: FastifyPluginAsyncZod<{
   });
 
   app.post('/api/users/reset-password/:token', {
-    config: limit(config.rateLimits.resetPassword),
+    // The token is the credential: logs show the URL with it redacted.
+    config: { ...limit(config.rateLimits.resetPassword), secretParams: ['token'] },
     schema: {
       tags,
       summary: 'Choose a new password with a reset link; signs out every session',
