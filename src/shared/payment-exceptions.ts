@@ -8,7 +8,10 @@ export const EXCEPTION_REASON: Record<PaymentException, string> = {
   overpaid: 'More than the amount due: the order is paid. Refund the difference or keep it as credit.',
   receipt_missing: 'Settled by the status query; the M-Pesa receipt has not arrived yet.',
   unconfirmed:
-    'M-Pesa’s status check did not confirm this payment. Find the receipt on your M-Pesa statement before acting on it.',
+    'M-Pesa has not confirmed this payment, so it pays nothing. Find the receipt on your M-Pesa statement before acting on it.',
+  amount_mismatch:
+    'Recorded by hand with another amount than M-Pesa’s. M-Pesa’s amount counts, and a refund sends back what M-Pesa holds.',
+  bad_amount: 'M-Pesa sent an amount that could not be read. It pays nothing: check your M-Pesa statement.',
   refund_unanswered:
     'A refund was sent to M-Pesa but no answer came, even after retries. Check your M-Pesa statement to see whether the money went back.',
 };

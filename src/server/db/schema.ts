@@ -347,6 +347,16 @@ export const mpesaPayments = pgTable(
     /** Transaction Status lookups sent for a query-settled payment's missing receipt (bounded). */
     receiptLookups: integer('receipt_lookups').notNull().default(0),
     receiptLookupAt: timestamp('receipt_lookup_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * What an admin recorded by hand for this receipt when M-Pesa's own word later gave another
+     * amount (amount_cents is then M-Pesa's); null otherwise.
+     */
+    recordedAmountCents: integer('recorded_amount_cents'),
+    /**
+     * For the merchant only: why M-Pesa has not confirmed the payment (waiting for Transaction
+     * Status, another shortcode, not completed), or the amount as M-Pesa wrote it when unreadable.
+     */
+    detail: text('detail'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -358,7 +368,8 @@ export const mpesaPayments = pgTable(
     index('mpesa_payments_open_idx')
       .on(t.createdAt.desc())
       .where(sql`${t.exception} is not null and ${t.status} in ('exception', 'credited')`),
-    check('mpesa_payments_amount_positive', sql`${t.amountCents} > 0`),
+    // Zero only for a payment whose amount M-Pesa wrote unreadably (exception bad_amount).
+    check('mpesa_payments_amount_not_negative', sql`${t.amountCents} >= 0`),
   ],
 );
 
@@ -425,9 +436,31 @@ export const mpesaCallbacks = pgTable(
     attempts: integer('attempts').notNull().default(0),
     /** What the URL named: the refund (Reversal results) or the payment (Transaction Status results). */
     subjectId: uuid('subject_id'),
+    /** When the reconciler may try an unprocessed callback again (backoff after each failure). */
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }),
     receivedAt: createdAt(),
   },
   (t) => [index('mpesa_callbacks_unprocessed_idx').on(t.receivedAt).where(sql`${t.processedAt} is null`)],
+);
+
+/**
+ * Every Reversal and Transaction Status request Daraja acknowledged, with the ids it gave. A
+ * Result is acted on only when it carries the ids of a request the shop made for the same refund
+ * or payment: the Result URL alone (which carries a secret) is not enough.
+ */
+export const mpesaInitiatorRequests = pgTable(
+  'mpesa_initiator_requests',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    /** reversal | status */
+    kind: text('kind').notNull(),
+    /** The refund (reversal) or the payment (status) the request was made for. */
+    subjectId: uuid('subject_id').notNull(),
+    originatorConversationId: text('originator_conversation_id').notNull(),
+    conversationId: text('conversation_id').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('mpesa_initiator_requests_subject_idx').on(t.subjectId, t.kind)],
 );
 
 /** Fixed-window counters shared by every instance (used when no Redis is configured). */

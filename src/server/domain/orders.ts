@@ -27,7 +27,7 @@ type OrderRow = typeof orders.$inferSelect;
 type OrderItemRow = typeof orderItems.$inferSelect;
 type Customer = { id: string; name: string; email: string } | null;
 
-const ORDER_NOT_FOUND = 'Order not found';
+export const ORDER_NOT_FOUND = 'Order not found';
 
 function toOrderJson(row: OrderRow, customer: Customer, items: OrderItemRow[]): Order {
   return {
@@ -96,10 +96,16 @@ async function loadOrder(db: Queryable, id: string): Promise<Order | undefined> 
  * The order a typed number names (the Paybill account number of a payment, or what an admin
  * reads off the M-Pesa statement), ignoring case, spaces and dashes.
  */
-export async function orderWithNumber(db: Queryable, typed: string): Promise<{ id: string } | undefined> {
+export async function orderWithNumber(
+  db: Queryable,
+  typed: string,
+): Promise<{ id: string; isPaid: boolean; totalCents: number } | undefined> {
   const number = normaliseOrderNumber(typed);
   if (!number) return undefined;
-  const [order] = await db.select({ id: orders.id }).from(orders).where(eq(orders.number, number));
+  const [order] = await db
+    .select({ id: orders.id, isPaid: orders.isPaid, totalCents: orders.totalCents })
+    .from(orders)
+    .where(eq(orders.number, number));
   return order;
 }
 
@@ -427,20 +433,6 @@ export async function deleteOrder(db: Db, changes: CatalogChanges, id: string): 
     return returned;
   });
   if (restocked.length > 0) await changes.committed({ products: restocked, listing: false });
-}
-
-export async function markOrderPaid(db: Db, id: string, notify: Notifications): Promise<Order> {
-  return db.transaction(async (tx) => {
-    const updated = await tx
-      .update(orders)
-      .set({ isPaid: true, paidAt: sql`now()`, updatedAt: sql`now()` })
-      .where(and(eq(orders.id, id), eq(orders.isPaid, false)))
-      .returning({ id: orders.id });
-    const order = await loadExistingOrder(tx, id);
-    if (updated.length === 0) throw badRequest('Order is already paid');
-    await notify.orderPaid(tx, order);
-    return order;
-  });
 }
 
 export async function markOrderDelivered(db: Db, id: string, notify: Notifications): Promise<Order> {

@@ -6,15 +6,19 @@ import { enqueueMail } from './queue.js';
 import {
   type AccountChange,
   accountChangedMail,
+  callbackParkedAlertMail,
   type LowStockLine,
   lowStockAlertMail,
   newOrderAlertMail,
   orderDeliveredMail,
   orderPaidMail,
   orderPlacedMail,
+  type ParkedCallbackAlert,
   type PaymentExceptionAlert,
   passwordResetMail,
   paymentExceptionAlertMail,
+  type SignInPause,
+  signInPausedMail,
 } from './templates.js';
 
 /**
@@ -27,6 +31,8 @@ export interface Notifications {
   passwordReset(q: Queryable, to: string, name: string, link: string): Promise<void>;
   /** To the address the account had before the change. */
   accountChanged(q: Queryable, to: string, name: string, change: AccountChange): Promise<void>;
+  /** To the account's owner: wrong passwords paused its sign-in. */
+  signInPaused(q: Queryable, to: string, name: string, pause: SignInPause): Promise<void>;
   /** To the shopper; to the merchant too when they asked to hear of unpaid orders (or it is paid already). */
   orderPlaced(q: Queryable, order: Order): Promise<void>;
   /** `amountPaid`: the shillings M-Pesa charged, when the payment came through M-Pesa. To the shopper and the merchant. */
@@ -36,6 +42,8 @@ export interface Notifications {
   lowStock(q: Queryable, order: Order, lines: readonly LowStockLine[]): Promise<void>;
   /** To the merchant: a payment the ledger holds as an exception. */
   paymentException(q: Queryable, payment: PaymentExceptionAlert): Promise<void>;
+  /** To the merchant: an M-Pesa message that failed every try, parked. */
+  callbackParked(q: Queryable, parked: ParkedCallbackAlert): Promise<void>;
 }
 
 /** `queued` is told after each message, so the worker can deliver it without waiting for its next poll. */
@@ -49,6 +57,11 @@ export function createNotifications(shopUrl: string, lipaNaMpesa: LipaNaMpesa, q
     async accountChanged(q, to, name, change) {
       const { shopName } = await readSettings(q);
       await enqueueMail(q, 'account_changed', accountChangedMail(to, name, change, shopUrl, shopName));
+      queued();
+    },
+    async signInPaused(q, to, name, pause) {
+      const { shopName } = await readSettings(q);
+      await enqueueMail(q, 'sign_in_paused', signInPausedMail(to, name, pause, shopUrl, shopName));
       queued();
     },
     async orderPlaced(q, order) {
@@ -90,6 +103,16 @@ export function createNotifications(shopUrl: string, lipaNaMpesa: LipaNaMpesa, q
         q,
         'merchant_payment_exception',
         paymentExceptionAlertMail(settings.alertEmail, payment, shopUrl, settings.shopName),
+      );
+      queued();
+    },
+    async callbackParked(q, parked) {
+      const settings = await readSettings(q);
+      if (!settings.alertEmail) return;
+      await enqueueMail(
+        q,
+        'merchant_callback_parked',
+        callbackParkedAlertMail(settings.alertEmail, parked, shopUrl, settings.shopName),
       );
       queued();
     },

@@ -8,13 +8,15 @@ import type { MailMessage, MailTransport } from './mailer.js';
 export type MailKind =
   | 'password_reset'
   | 'account_changed'
+  | 'sign_in_paused'
   | 'order_placed'
   | 'order_paid'
   | 'order_delivered'
   /** To the merchant's alert address (docs/settings.md). */
   | 'merchant_new_order'
   | 'merchant_low_stock'
-  | 'merchant_payment_exception';
+  | 'merchant_payment_exception'
+  | 'merchant_callback_parked';
 
 /** Puts a message in the queue, in the caller's transaction when there is one. */
 export async function enqueueMail(db: Queryable, kind: MailKind, message: MailMessage): Promise<void> {

@@ -363,6 +363,72 @@ export function accountChangedMail(
   };
 }
 
+/** Why sign-in to an account was paused, for the notice to its owner. */
+export interface SignInPause {
+  /** When the limit was reached. */
+  at: Date;
+  /** Wrong passwords that reached it, and the window they came within. */
+  failures: number;
+  windowMs: number;
+  /** How long sign-in stays paused from `at`. */
+  pausedForMs: number;
+}
+
+/** "15 minutes", "1 minute": never less than a minute, the precision a person waits by. */
+function minutesText(ms: number): string {
+  const minutes = Math.max(1, Math.ceil(ms / 60_000));
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}
+
+/**
+ * Sent to an account's owner the first time, in a window, that wrong passwords from anywhere
+ * reach the account's limit and pause its sign-in. It says when, not from where: the address
+ * would tell the owner nothing they can act on, and the guesser may share it with others.
+ */
+export function signInPausedMail(
+  to: string,
+  name: string,
+  pause: SignInPause,
+  shopUrl: string,
+  shopName: string = SHOP_NAME,
+): MailMessage {
+  const subject = `Sign-in to your ${shopName} account is paused`;
+  const paused = minutesText(pause.pausedForMs);
+  const reset = `${baseUrl(shopUrl)}/forgot-password`;
+  const what =
+    `By ${changeTime(pause.at)}, someone had tried to sign in to your ${shopName} account with a wrong password ` +
+    `${pause.failures} times within ${minutesText(pause.windowMs)}.`;
+  const pausedLine = `To protect your account, signing in to it is paused for ${paused}. Nothing else has changed.`;
+  const ifYou = `If it was you, wait ${paused} and sign in again. If you have forgotten your password, choose a new one at ${reset}.`;
+  const ifNotYou = `If it was not you, someone may be trying to guess your password: we suggest you choose a new one at ${reset}, one you use for no other site.`;
+  return {
+    to,
+    subject,
+    text: [`Hello ${name},`, '', what, '', pausedLine, '', ifNotYou, '', ifYou, '', textFooter(shopUrl, shopName)].join('\n'),
+    html: layout({
+      shopName,
+      title: subject,
+      preheader: `Wrong passwords were tried ${pause.failures} times; sign-in is paused for ${paused}.`,
+      shopUrl,
+      reason: `You get this e-mail because many wrong passwords were tried on your ${shopName} account.`,
+      body: [
+        heading(subject),
+        para(`Hello ${escapeHtml(name)},`, 'margin-top:14px'),
+        para(escapeHtml(what)),
+        para(escapeHtml(pausedLine)),
+        para(
+          'If it was not you, someone may be trying to guess your password: we suggest you choose a new one, one you use for no other site.',
+        ),
+        button(reset, 'Choose a new password'),
+        para(
+          `If it was you, wait ${escapeHtml(paused)} and sign in again. If you have forgotten your password, ${link(reset, 'choose a new one')}.`,
+          'margin:14px 0 0',
+        ),
+      ].join('\n'),
+    }),
+  };
+}
+
 /** Sent when an order is created: what was ordered, where it goes and how to pay with M-Pesa. */
 /** The Paybill or Till lines of the placed mail: the fallback when the prompt does not come. */
 function lipaNaMpesaRows(order: Order, shop: LipaNaMpesa, amount: string): [string, string][] {
@@ -723,6 +789,8 @@ export interface PaymentExceptionAlert {
   exception: PaymentException;
   /** The order it names, when it names one. */
   orderNumber: string | null;
+  /** Why M-Pesa has not confirmed it, or its amount as M-Pesa wrote it. */
+  detail?: string | null;
 }
 
 /** A payment that does not simply pay an order: what it is, and the Payments screen to settle it on. */
@@ -742,6 +810,7 @@ export function paymentExceptionAlertMail(
     ...(payment.phone ? ([['Phone', payment.phone]] as [string, string][]) : []),
     ['Order', payment.orderNumber ?? 'None matched'],
   ];
+  if (payment.detail) facts.push(['Detail', payment.detail]);
   const text = [
     reason,
     '',
@@ -760,6 +829,49 @@ export function paymentExceptionAlertMail(
     body: [
       heading('A payment needs your attention'),
       para(muted(`M-Pesa payment of ${escapeHtml(formatKsh(payment.amount))}`)),
+      panel(para(escapeHtml(reason), 'margin:0'), '#b02a37'),
+      pairsTable(facts),
+      button(url, 'Open Payments'),
+    ].join('\n'),
+  });
+  return { to, subject, text, html };
+}
+
+export interface ParkedCallbackAlert {
+  /** stk, c2b_confirmation, reversal_result, … */
+  kind: string;
+  receivedAt: Date;
+  tries: number;
+}
+
+/** A message from M-Pesa the shop could not act on after every try: kept as it came, for the merchant to look at. */
+export function callbackParkedAlertMail(to: string, parked: ParkedCallbackAlert, shopUrl: string, shopName: string): MailMessage {
+  const base = baseUrl(shopUrl);
+  const url = `${base}/admin/payments`;
+  const subject = `An M-Pesa message could not be processed (${parked.kind})`;
+  const reason = `The shop tried ${parked.tries} times to act on a message M-Pesa sent and failed each time. It is kept exactly as it came, and no longer retried.`;
+  const facts: [string, string][] = [
+    ['Kind', parked.kind],
+    ['Received', parked.receivedAt.toISOString()],
+    ['Tries', String(parked.tries)],
+  ];
+  const text = [
+    reason,
+    '',
+    textPairs(facts),
+    '',
+    `Check your M-Pesa statement and the Payments screen: ${url}`,
+    '',
+    textFooter(base, shopName),
+  ].join('\n');
+  const html = layout({
+    shopName,
+    title: subject,
+    preheader: reason,
+    shopUrl: base,
+    reason: `You get this e-mail because this address receives ${shopName}'s merchant alerts (admin settings).`,
+    body: [
+      heading('An M-Pesa message needs your attention'),
       panel(para(escapeHtml(reason), 'margin:0'), '#b02a37'),
       pairsTable(facts),
       button(url, 'Open Payments'),

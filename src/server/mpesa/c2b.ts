@@ -1,6 +1,16 @@
 import { orderWithNumber } from '../domain/orders.js';
-import { recordPayment } from '../domain/payments/ledger.js';
-import { amountOf, isRecord, nonEmptyString, parseDarajaDate } from './daraja-callback.js';
+import { heldCents, stillDueCents } from '../domain/payments/coverage.js';
+import {
+  AWAITING_CONFIRMATION,
+  applyMpesaWord,
+  awaitConfirmation,
+  type Hold,
+  type IncomingPayment,
+  type LedgerRow,
+  recordPayment,
+} from '../domain/payments/ledger.js';
+import { isRecord, nonEmptyString, parseDarajaDate } from './daraja-callback.js';
+import { sendConfirmationLookup } from './initiator.js';
 import { finishCallback, type PaymentDeps, storeCallback } from './payments.js';
 
 /**
@@ -14,7 +24,10 @@ import { finishCallback, type PaymentDeps, storeCallback } from './payments.js';
 
 export interface C2bPayment {
   receipt: string;
-  amountCents: number;
+  /** In cents; null when M-Pesa wrote an amount that is zero, negative or unreadable. */
+  amountCents: number | null;
+  /** TransAmount exactly as M-Pesa wrote it, for the merchant when it cannot be read. */
+  rawAmount: string;
   /** What the shopper typed as the account number; empty for a till payment. */
   accountNumber: string;
   shortcode: string;
@@ -23,7 +36,22 @@ export interface C2bPayment {
   transactionAt: Date | null;
 }
 
-/** The fields of a C2B validation or confirmation body that the shop uses; null when it has none. */
+/** Ksh 10 million: no single M-Pesa payment comes near it. */
+const MAX_READABLE_CENTS = 1_000_000_000;
+
+/**
+ * TransAmount as M-Pesa may write it: a number, or a string with spaces or thousands separators
+ * ("1,500.00", " 1500 "). Null for anything that is not a positive amount in shillings and cents.
+ */
+export function parseTransAmount(value: unknown): number | null {
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.replace(/[\s,]/g, '') : '';
+  if (!/^\d+(\.\d{1,2})?$/.test(text)) return null;
+  const cents = Math.round(Number(text) * 100);
+  // Far above any M-Pesa transaction: not an amount M-Pesa wrote, whatever it reads as.
+  return cents > 0 && cents <= MAX_READABLE_CENTS ? cents : null;
+}
+
+/** The fields of a C2B validation or confirmation body that the shop uses; null when it has no receipt. */
 export function parseC2bBody(body: string): C2bPayment | null {
   let value: unknown;
   try {
@@ -33,15 +61,18 @@ export function parseC2bBody(body: string): C2bPayment | null {
   }
   if (!isRecord(value)) return null;
   const receipt = nonEmptyString(value.TransID);
-  const amount = amountOf(value.TransAmount);
-  if (receipt === null || amount === null || amount <= 0) return null;
+  if (receipt === null) return null;
   return {
     receipt: receipt.toUpperCase(),
-    amountCents: Math.round(amount * 100),
+    amountCents: parseTransAmount(value.TransAmount),
+    rawAmount:
+      value.TransAmount === undefined
+        ? ''
+        : String(typeof value.TransAmount === 'object' ? JSON.stringify(value.TransAmount) : value.TransAmount),
     accountNumber: typeof value.BillRefNumber === 'string' ? value.BillRefNumber : '',
     shortcode:
       typeof value.BusinessShortCode === 'string' || typeof value.BusinessShortCode === 'number'
-        ? String(value.BusinessShortCode)
+        ? String(value.BusinessShortCode).trim()
         : '',
     msisdn: nonEmptyString(value.MSISDN),
     transactionAt: parseDarajaDate(value.TransTime),
@@ -52,48 +83,99 @@ export function parseC2bBody(body: string): C2bPayment | null {
 export const C2B_ACCEPT = { ResultCode: '0', ResultDesc: 'Accepted' } as const;
 /** C2B00012: "invalid account number", which M-Pesa tells the shopper by SMS. */
 export const C2B_REJECT_ACCOUNT = { ResultCode: 'C2B00012', ResultDesc: 'Rejected' } as const;
+/** C2B00013: "invalid amount": more than the order still needs, or unreadable. */
+export const C2B_REJECT_AMOUNT = { ResultCode: 'C2B00013', ResultDesc: 'Rejected' } as const;
+/** C2B00016: "other error": the order is paid already, so nothing is due on it. */
+export const C2B_REJECT_OTHER = { ResultCode: 'C2B00016', ResultDesc: 'Rejected' } as const;
+
+export type C2bValidationAnswer =
+  | typeof C2B_ACCEPT
+  | typeof C2B_REJECT_ACCOUNT
+  | typeof C2B_REJECT_AMOUNT
+  | typeof C2B_REJECT_OTHER;
 
 /**
- * Validation: accepts a payment that names an order (or any till payment, which names none), and
- * refuses an account number that names no order, so the shopper's money never leaves their phone.
+ * Validation (only when Safaricom has switched it on for the shortcode): the shopper's money
+ * leaves their phone only for what an order still needs. An account number that names no order
+ * (a deleted order included: Duka has no other way to cancel one), an order already paid, and
+ * more than is still due are refused; what is due, or part of it, is accepted. A till payment
+ * names no order and is accepted.
  */
-export async function validateC2b(
-  deps: Pick<PaymentDeps, 'db' | 'lipaNaMpesa'>,
-  body: string,
-): Promise<typeof C2B_ACCEPT | typeof C2B_REJECT_ACCOUNT> {
+export async function validateC2b(deps: Pick<PaymentDeps, 'db' | 'lipaNaMpesa'>, body: string): Promise<C2bValidationAnswer> {
   const payment = parseC2bBody(body);
   // Not understood: let it through; the confirmation that follows is kept and sorted out.
   if (!payment) return C2B_ACCEPT;
   if ('till' in deps.lipaNaMpesa && payment.accountNumber.trim() === '') return C2B_ACCEPT;
-  return (await orderWithNumber(deps.db, payment.accountNumber)) ? C2B_ACCEPT : C2B_REJECT_ACCOUNT;
+  const order = await orderWithNumber(deps.db, payment.accountNumber);
+  if (!order) return C2B_REJECT_ACCOUNT;
+  if (payment.amountCents === null) return C2B_REJECT_AMOUNT;
+  if (order.isPaid) return C2B_REJECT_OTHER;
+  const stillDue = stillDueCents(order.totalCents, await heldCents(deps.db, order.id));
+  if (stillDue === 0) return C2B_REJECT_OTHER;
+  return payment.amountCents <= stillDue ? C2B_ACCEPT : C2B_REJECT_AMOUNT;
 }
 
-/** Records a stored confirmation in the ledger; returns what became of it. */
+/** The numbers the shop's own Paybill or Till payments are made to. */
+function ownShortcodes(deps: Pick<PaymentDeps, 'lipaNaMpesa' | 'initiator'>): string[] {
+  const shop = deps.lipaNaMpesa;
+  return [...new Set(['paybill' in shop ? shop.paybill : shop.till, deps.initiator.shortcode])];
+}
+
+/**
+ * Records a stored confirmation in the ledger; returns what became of it. A confirmation is an
+ * unsigned POST: before it pays anything the shop asks M-Pesa itself, by Transaction Status,
+ * whether the receipt is a completed payment of that amount to the shop (docs/payments.md). Until
+ * the answer comes it is in the ledger as unconfirmed, on the order it names, paying nothing.
+ * Without initiator credentials the shop cannot ask, and believes a confirmation from an address
+ * on MPESA_CALLBACK_ALLOWED_IPS (production registers no C2B URLs without that list).
+ */
 export async function processC2bConfirmation(deps: PaymentDeps, stored: { id: string; body: string }): Promise<string> {
   const payment = parseC2bBody(stored.body);
-  const outcome = await deps.db.transaction(async (tx) => {
+  const canConfirm = deps.initiator.credentials !== null;
+  const { outcome, lookUp } = await deps.db.transaction(async (tx): Promise<{ outcome: string; lookUp?: LedgerRow }> => {
     if (!payment) {
-      deps.log.warn({ callbackId: stored.id }, 'C2B confirmation without a receipt or amount kept, not acted on');
-      return 'not_c2b_payment';
+      deps.log.warn({ callbackId: stored.id }, 'C2B confirmation without a receipt kept, not acted on');
+      return { outcome: 'not_c2b_payment' };
     }
     const order = await orderWithNumber(tx, payment.accountNumber);
-    const recorded = await recordPayment(
-      tx,
-      deps,
-      {
-        receipt: payment.receipt,
-        amountCents: payment.amountCents,
-        phone: payment.msisdn,
-        source: 'c2b',
-        checkoutRequestId: null,
-        raw: stored.body,
-        transactionAt: payment.transactionAt,
-      },
-      order?.id ?? null,
-    );
-    return recorded.kind;
+    const incoming: IncomingPayment = {
+      receipt: payment.receipt,
+      amountCents: payment.amountCents ?? 0,
+      phone: payment.msisdn,
+      source: 'c2b',
+      checkoutRequestId: null,
+      raw: stored.body,
+      transactionAt: payment.transactionAt,
+    };
+    const shortcodes = ownShortcodes(deps);
+    const hold: Hold | undefined =
+      payment.amountCents === null
+        ? { exception: 'bad_amount', detail: `M-Pesa wrote the amount as ${JSON.stringify(payment.rawAmount)}.` }
+        : !shortcodes.includes(payment.shortcode)
+          ? {
+              exception: 'unconfirmed',
+              detail: `This confirmation names the shortcode ${payment.shortcode || '(none)'}, not the shop’s ${shortcodes.join(' or ')}: it is never credited.`,
+            }
+          : canConfirm
+            ? { exception: 'unconfirmed', detail: AWAITING_CONFIRMATION }
+            : undefined;
+    const recorded = await recordPayment(tx, deps, incoming, order?.id ?? null, hold);
+    if (recorded.kind === 'duplicate') {
+      const existing = recorded.payment;
+      // An admin recorded this receipt from the statement first: M-Pesa's word is compared with it.
+      if (existing.source === 'manual' && payment.amountCents !== null && shortcodes.includes(payment.shortcode)) {
+        if (canConfirm) return { outcome: 'awaiting_status', lookUp: await awaitConfirmation(tx, existing) };
+        await applyMpesaWord(tx, deps, existing, { amountCents: payment.amountCents, raw: stored.body });
+        return { outcome: 'compared' };
+      }
+      return { outcome: 'duplicate' };
+    }
+    if (hold?.detail === AWAITING_CONFIRMATION) return { outcome: 'awaiting_status', lookUp: recorded.payment };
+    return { outcome: hold ? hold.exception : recorded.kind };
   });
   await finishCallback(deps.db, stored.id, outcome);
+  // Asked after the commit: the Result may come back before this request's own answer does.
+  if (lookUp) await sendConfirmationLookup(deps, lookUp);
   return outcome;
 }
 

@@ -1,7 +1,17 @@
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
 import type { LedgerPayment, PaymentSource } from '../../shared/schemas/payments.js';
-import { mpesaPayments, paymentAttempts } from '../db/schema.js';
-import { fillReceipt, type LedgerRow, ledgerJsonOf, type RefundRow } from '../domain/payments/ledger.js';
+import type { Queryable } from '../db/client.js';
+import { mpesaInitiatorRequests, mpesaPayments, paymentAttempts } from '../db/schema.js';
+import {
+  AWAITING_CONFIRMATION,
+  applyMpesaWord,
+  fillReceipt,
+  type LedgerRow,
+  ledgerJsonOf,
+  lockPayment,
+  type RefundRow,
+  refuseConfirmation,
+} from '../domain/payments/ledger.js';
 import {
   claimDueRefunds,
   completeRefund,
@@ -162,6 +172,7 @@ async function sendReversal(
       occasion: `Refund ${refund.id.slice(0, 8)}`,
     });
     await recordReversalAccepted(deps.db, refund.id, accepted);
+    await recordInitiatorRequest(deps.db, 'reversal', refund.id, accepted);
     deps.log.info(
       { refundId: refund.id, receipt: payment.receipt, attempt: refund.attempts, ...accepted },
       'M-Pesa reversal sent',
@@ -208,16 +219,92 @@ export async function reconcileRefunds(deps: PaymentDeps): Promise<{ resent: num
 // Receipts recovered by Transaction Status
 // ------------------------------------------------------------------------------------------------
 
+/** Keeps the ids Daraja gave a Reversal or Transaction Status request: its Result must carry them. */
+async function recordInitiatorRequest(
+  db: Queryable,
+  kind: 'reversal' | 'status',
+  subjectId: string,
+  accepted: { originatorConversationId: string; conversationId: string },
+): Promise<void> {
+  await db.insert(mpesaInitiatorRequests).values({ kind, subjectId, ...accepted });
+}
+
+/** Whether a Result answers a request the shop made for this refund or payment. */
+async function answersOwnRequest(db: Queryable, kind: 'reversal' | 'status', subjectId: string, result: InitiatorResult) {
+  const ids: SQL[] = [];
+  if (result.conversationId) ids.push(eq(mpesaInitiatorRequests.conversationId, result.conversationId));
+  if (result.originatorConversationId) {
+    ids.push(eq(mpesaInitiatorRequests.originatorConversationId, result.originatorConversationId));
+  }
+  if (ids.length === 0) return false;
+  const [found] = await db
+    .select({ id: mpesaInitiatorRequests.id })
+    .from(mpesaInitiatorRequests)
+    .where(and(eq(mpesaInitiatorRequests.kind, kind), eq(mpesaInitiatorRequests.subjectId, subjectId), or(...ids)))
+    .limit(1);
+  return found !== undefined;
+}
+
+/** Sends one Transaction Status request for a payment; a request that could not be sent does not count. */
+async function sendStatusLookup(
+  deps: PaymentDeps,
+  payment: LedgerRow,
+  by: { transactionId: string } | { originalConversationId: string },
+  remarks: string,
+): Promise<void> {
+  const { initiator, db } = deps;
+  if (!initiator.credentials) return;
+  try {
+    const accepted = await deps.daraja.transactionStatus({
+      ...by,
+      initiator: initiator.credentials.name,
+      securityCredential: await initiator.credentials.securityCredential(),
+      partyA: initiator.shortcode,
+      identifierType: initiator.identifierType,
+      resultUrl: initiator.hookUrl('ts', payment.id, 'result'),
+      queueTimeoutUrl: initiator.hookUrl('ts', payment.id, 'timeout'),
+      remarks,
+      occasion: payment.id.slice(0, 8),
+    });
+    await recordInitiatorRequest(db, 'status', payment.id, accepted);
+    deps.log.info({ paymentId: payment.id, lookup: payment.receiptLookups, ...accepted }, 'M-Pesa Transaction Status asked');
+  } catch (error) {
+    deps.log.warn({ err: error, paymentId: payment.id }, 'M-Pesa Transaction Status could not be sent; will retry');
+    await db
+      .update(mpesaPayments)
+      .set({ receiptLookups: sql`greatest(${mpesaPayments.receiptLookups} - 1, 0)`, receiptLookupAt: null })
+      .where(eq(mpesaPayments.id, payment.id));
+  }
+}
+
 /**
- * Query-settled payments still without their receipt after MPESA_RECEIPT_LOOKUP_AFTER_MS are looked
- * up by Transaction Status with the prompt's ids: whether M-Pesa takes an STK push's
- * CheckoutRequestID or its MerchantRequestID as the OriginalConversationID is not documented, so
- * the attempts alternate between the two, a bounded number of times. Without an answer the payment
- * stays listed as "receipt missing" for the admin.
+ * Asks M-Pesa whether a Paybill receipt is a completed payment to the shop, right after its
+ * confirmation came; the reconciler asks again when no Result comes (lookUpPayments).
+ */
+export async function sendConfirmationLookup(deps: PaymentDeps, payment: LedgerRow): Promise<void> {
+  if (!payment.receipt) return;
+  const [claimed] = await deps.db
+    .update(mpesaPayments)
+    .set({ receiptLookups: sql`${mpesaPayments.receiptLookups} + 1`, receiptLookupAt: sql`now()` })
+    .where(and(eq(mpesaPayments.id, payment.id), eq(mpesaPayments.detail, AWAITING_CONFIRMATION)))
+    .returning();
+  if (claimed) await sendStatusLookup(deps, claimed, { transactionId: payment.receipt }, 'Confirm a Paybill payment');
+}
+
+/**
+ * Payments the shop is waiting on M-Pesa for, looked up by Transaction Status a bounded number of
+ * times, a few at a time (SKIP LOCKED, so instances share them):
+ * - Paybill receipts awaiting confirmation (and receipts an admin recorded that a confirmation
+ *   named), by the receipt itself. Unanswered after every lookup, they stay unconfirmed, with why.
+ * - Query-settled payments still without their receipt after MPESA_RECEIPT_LOOKUP_AFTER_MS, with
+ *   the prompt's ids: whether M-Pesa takes an STK push's CheckoutRequestID or its MerchantRequestID
+ *   as the OriginalConversationID is not documented, so the lookups alternate between the two.
+ *   Without an answer the payment stays listed as "receipt missing" for the admin.
  */
 export async function lookUpMissingReceipts(deps: PaymentDeps): Promise<number> {
   const { initiator, db } = deps;
   if (!initiator.credentials) return 0;
+  await giveUpUnansweredConfirmations(deps);
   const claimed = await db
     .update(mpesaPayments)
     .set({ receiptLookups: sql`${mpesaPayments.receiptLookups} + 1`, receiptLookupAt: sql`now()` })
@@ -225,9 +312,10 @@ export async function lookUpMissingReceipts(deps: PaymentDeps): Promise<number> 
       inArray(
         mpesaPayments.id,
         sql`(SELECT id FROM ${mpesaPayments}
-              WHERE exception = 'receipt_missing' AND receipt IS NULL AND checkout_request_id IS NOT NULL
-                AND status IN ('credited', 'exception')
-                AND created_at < now() - ${initiator.receiptLookupAfterMs} * interval '1 millisecond'
+              WHERE ((exception = 'receipt_missing' AND receipt IS NULL AND checkout_request_id IS NOT NULL
+                      AND status IN ('credited', 'exception')
+                      AND created_at < now() - ${initiator.receiptLookupAfterMs} * interval '1 millisecond')
+                     OR (detail = ${AWAITING_CONFIRMATION} AND receipt IS NOT NULL))
                 AND receipt_lookups < ${initiator.receiptLookupMaxAttempts}
                 AND (receipt_lookup_at IS NULL OR receipt_lookup_at < now() - ${initiator.resultWaitMs} * interval '1 millisecond')
               ORDER BY created_at
@@ -237,6 +325,10 @@ export async function lookUpMissingReceipts(deps: PaymentDeps): Promise<number> 
     )
     .returning();
   for (const payment of claimed) {
+    if (payment.receipt !== null) {
+      await sendStatusLookup(deps, payment, { transactionId: payment.receipt }, 'Confirm a Paybill payment');
+      continue;
+    }
     const checkoutRequestId = payment.checkoutRequestId as string;
     let id = checkoutRequestId;
     // Odd attempts by CheckoutRequestID, even ones by MerchantRequestID (when the prompt has one).
@@ -247,65 +339,151 @@ export async function lookUpMissingReceipts(deps: PaymentDeps): Promise<number> 
         .where(eq(paymentAttempts.checkoutRequestId, checkoutRequestId));
       id = attempt?.merchantRequestId || checkoutRequestId;
     }
-    try {
-      const accepted = await deps.daraja.transactionStatus({
-        initiator: initiator.credentials.name,
-        securityCredential: await initiator.credentials.securityCredential(),
-        originalConversationId: id,
-        partyA: initiator.shortcode,
-        identifierType: initiator.identifierType,
-        resultUrl: initiator.hookUrl('ts', payment.id, 'result'),
-        queueTimeoutUrl: initiator.hookUrl('ts', payment.id, 'timeout'),
-        remarks: 'Receipt of a paid order',
-        occasion: payment.id.slice(0, 8),
-      });
-      deps.log.info({ paymentId: payment.id, lookup: payment.receiptLookups, ...accepted }, 'M-Pesa receipt looked up');
-    } catch (error) {
-      deps.log.warn({ err: error, paymentId: payment.id }, 'M-Pesa receipt lookup could not be sent; will retry');
-      // Not sent: the attempt does not count.
-      await db
-        .update(mpesaPayments)
-        .set({ receiptLookups: sql`greatest(${mpesaPayments.receiptLookups} - 1, 0)` })
-        .where(eq(mpesaPayments.id, payment.id));
-    }
+    await sendStatusLookup(deps, payment, { originalConversationId: id }, 'Receipt of a paid order');
   }
   return claimed.length;
 }
 
-/** A Transaction Status Result for a payment whose receipt is missing. */
+/** Confirmations M-Pesa never answered, after every lookup and the wait for the last: they stay unconfirmed. */
+async function giveUpUnansweredConfirmations(deps: PaymentDeps): Promise<void> {
+  const { initiator, db } = deps;
+  const stale = await db
+    .select()
+    .from(mpesaPayments)
+    .where(
+      and(
+        eq(mpesaPayments.detail, AWAITING_CONFIRMATION),
+        sql`${mpesaPayments.receiptLookups} >= ${initiator.receiptLookupMaxAttempts}`,
+        sql`(${mpesaPayments.receiptLookupAt} IS NULL OR ${mpesaPayments.receiptLookupAt} < now() - ${initiator.resultWaitMs} * interval '1 millisecond')`,
+      ),
+    )
+    .limit(10);
+  for (const payment of stale) {
+    await db.transaction(async (tx) => {
+      const locked = await lockPayment(tx, payment.id);
+      if (locked.detail !== AWAITING_CONFIRMATION) return;
+      await refuseConfirmation(
+        tx,
+        deps,
+        locked,
+        `M-Pesa did not answer ${locked.receiptLookups} Transaction Status lookups for this receipt.`,
+      );
+    });
+  }
+}
+
+/** Transaction Status values after which a payment will never complete. */
+const FINAL_FAILURES = new Set(['Cancelled', 'Declined', 'Expired', 'Failed']);
+
+type StatusVerdict = { completed: { amountCents: number } } | { refused: string } | 'inconclusive';
+
+/**
+ * What a Transaction Status Result says of one receipt: a completed payment to the shop with its
+ * amount, a payment that will never be (with why), or nothing yet.
+ */
+export function judgeStatusResult(result: InitiatorResult, receipt: string, shortcodes: string[]): StatusVerdict {
+  // "The OriginalTransactionID is invalid": M-Pesa has no such transaction. The payment stays in
+  // the ledger, unconfirmed, for the merchant to check against the statement.
+  if (result.resultCode === 'R000002') return { refused: 'M-Pesa knows no transaction with this receipt.' };
+  if (result.resultCode !== '0') return 'inconclusive';
+  const status = text(result.parameters.get('TransactionStatus'));
+  const seenReceipt = text(result.parameters.get('ReceiptNo'))?.toUpperCase() ?? null;
+  if (seenReceipt !== null && seenReceipt !== receipt)
+    return { refused: `M-Pesa answered for another receipt (${seenReceipt}).` };
+  if (status && FINAL_FAILURES.has(status)) return { refused: `M-Pesa says this payment was ${status.toLowerCase()}.` };
+  if (status !== 'Completed' || seenReceipt === null) return 'inconclusive';
+  const creditParty = text(result.parameters.get('CreditPartyName')) ?? '';
+  const creditShortcode = /^\s*(\d+)/.exec(creditParty)?.[1] ?? '';
+  if (!shortcodes.includes(creditShortcode)) {
+    return { refused: `M-Pesa says this money went to ${creditParty || 'another account'}, not the shop’s shortcode.` };
+  }
+  const amountCents = Math.round(Number(result.parameters.get('Amount')) * 100);
+  if (!Number.isSafeInteger(amountCents) || amountCents <= 0) return 'inconclusive';
+  return { completed: { amountCents } };
+}
+
+/** A Transaction Status Result for a payment the shop is waiting on: its receipt, or its confirmation. */
 async function applyStatusResult(deps: PaymentDeps, paymentId: string, body: string): Promise<string> {
   const result = parseInitiatorResult(body);
   if (!result) return 'not_a_result';
+  return deps.db.transaction(async (tx) => {
+    const [payment] = await tx.select().from(mpesaPayments).where(eq(mpesaPayments.id, paymentId)).for('update');
+    if (!payment) return 'unknown_payment';
+    if (!(await answersOwnRequest(tx, 'status', paymentId, result))) {
+      deps.log.warn(
+        { paymentId, conversationId: result.conversationId },
+        'M-Pesa status Result answering no request of the shop ignored',
+      );
+      return 'uncorrelated';
+    }
+    if (payment.receipt === null) return fillFromStatus(tx, deps, payment, result, body);
+    if (payment.detail !== AWAITING_CONFIRMATION) return 'duplicate';
+    const verdict = judgeStatusResult(result, payment.receipt, [deps.initiator.shortcode, ...shopNumbers(deps)]);
+    if (verdict === 'inconclusive') {
+      // The next lookup may be sent at once, within the bound.
+      await tx.update(mpesaPayments).set({ receiptLookupAt: null }).where(eq(mpesaPayments.id, paymentId));
+      return 'lookup_inconclusive';
+    }
+    const held = payment.exception === 'unconfirmed' || payment.exception === 'bad_amount';
+    if ('refused' in verdict) {
+      if (held) await refuseConfirmation(tx, deps, payment, verdict.refused);
+      else await tx.update(mpesaPayments).set({ detail: verdict.refused }).where(eq(mpesaPayments.id, paymentId));
+      return 'not_confirmed';
+    }
+    const { amountCents } = verdict.completed;
+    if (held && payment.exception === 'unconfirmed' && amountCents !== payment.amountCents) {
+      await refuseConfirmation(
+        tx,
+        deps,
+        payment,
+        `M-Pesa says Ksh ${amountCents / 100} was paid; the confirmation said Ksh ${payment.amountCents / 100}.`,
+      );
+      return 'not_confirmed';
+    }
+    await applyMpesaWord(tx, deps, payment, { amountCents, raw: null });
+    return 'confirmed';
+  });
+}
+
+/** The shop's Paybill or Till number. */
+function shopNumbers(deps: Pick<PaymentDeps, 'lipaNaMpesa'>): string[] {
+  const shop = deps.lipaNaMpesa;
+  return ['paybill' in shop ? shop.paybill : shop.till];
+}
+
+/** A receipt lookup's Result for a query-settled payment: it fills in the receipt when it proves it. */
+async function fillFromStatus(
+  tx: Queryable,
+  deps: PaymentDeps,
+  payment: LedgerRow,
+  result: InitiatorResult,
+  body: string,
+): Promise<string> {
   const receipt = text(result.parameters.get('ReceiptNo'))?.toUpperCase() ?? null;
   const status = text(result.parameters.get('TransactionStatus'));
   const amount = Number(result.parameters.get('Amount'));
   const found = result.resultCode === '0' && status === 'Completed' && receipt !== null && /^[A-Z0-9]{6,20}$/.test(receipt);
-  return deps.db.transaction(async (tx) => {
-    const [payment] = await tx.select().from(mpesaPayments).where(eq(mpesaPayments.id, paymentId)).for('update');
-    if (!payment) return 'unknown_payment';
-    if (payment.receipt !== null) return 'duplicate';
-    if (!found || Math.round(amount * 100) !== payment.amountCents) {
-      // Inconclusive: the next lookup (by the other id) may be sent at once, within the bound.
-      await tx.update(mpesaPayments).set({ receiptLookupAt: null }).where(eq(mpesaPayments.id, paymentId));
-      deps.log.warn(
-        { paymentId, resultCode: result.resultCode, status, receipt },
-        'M-Pesa Transaction Status did not give the receipt',
-      );
-      return 'lookup_inconclusive';
-    }
-    const [elsewhere] = await tx.select({ id: mpesaPayments.id }).from(mpesaPayments).where(eq(mpesaPayments.receipt, receipt));
-    if (elsewhere) return 'receipt_elsewhere';
-    await fillReceipt(tx, deps, payment, {
-      receipt,
-      amountCents: payment.amountCents,
-      phone: null,
-      source: payment.source as PaymentSource,
-      checkoutRequestId: payment.checkoutRequestId,
-      raw: body,
-      transactionAt: parseDarajaDate(result.parameters.get('FinalisedTime')) ?? payment.transactionAt,
-    });
-    return 'receipt_filled';
+  if (!found || Math.round(amount * 100) !== payment.amountCents) {
+    // Inconclusive: the next lookup (by the other id) may be sent at once, within the bound.
+    await tx.update(mpesaPayments).set({ receiptLookupAt: null }).where(eq(mpesaPayments.id, payment.id));
+    deps.log.warn(
+      { paymentId: payment.id, resultCode: result.resultCode, status, receipt },
+      'M-Pesa Transaction Status did not give the receipt',
+    );
+    return 'lookup_inconclusive';
+  }
+  const [elsewhere] = await tx.select({ id: mpesaPayments.id }).from(mpesaPayments).where(eq(mpesaPayments.receipt, receipt));
+  if (elsewhere) return 'receipt_elsewhere';
+  await fillReceipt(tx, deps, payment, {
+    receipt,
+    amountCents: payment.amountCents,
+    phone: null,
+    source: payment.source as PaymentSource,
+    checkoutRequestId: payment.checkoutRequestId,
+    raw: body,
+    transactionAt: parseDarajaDate(result.parameters.get('FinalisedTime')) ?? payment.transactionAt,
   });
+  return 'receipt_filled';
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -339,6 +517,19 @@ export async function processInitiatorCallback(
   return outcome;
 }
 
+/** Why a reversal Result is not the answer to this refund's own request; null when it is. */
+async function reversalResultRefusal(deps: PaymentDeps, refundId: string, result: InitiatorResult): Promise<string | null> {
+  if (!(await answersOwnRequest(deps.db, 'reversal', refundId, result))) return 'uncorrelated';
+  if (result.resultCode !== '0') return null;
+  const target = await refundTarget(deps.db, refundId);
+  if (!target) return 'unknown_refund';
+  const reversed = text(result.parameters.get('OriginalTransactionID'))?.toUpperCase() ?? null;
+  if (reversed !== null && reversed !== target.payment.receipt) return 'other_receipt';
+  const amount = result.parameters.get('Amount');
+  if (amount !== undefined && Math.round(Number(amount) * 100) !== target.refund.amountCents) return 'other_amount';
+  return null;
+}
+
 async function actOn(deps: PaymentDeps, stored: { kind: string; body: string; subjectId: string | null }): Promise<string> {
   const subject = stored.subjectId;
   if (!subject) return 'no_subject';
@@ -350,7 +541,13 @@ async function actOn(deps: PaymentDeps, stored: { kind: string; body: string; su
     case CALLBACK_KINDS.rev.result: {
       const result = parseInitiatorResult(stored.body);
       if (!result) return 'not_a_result';
-      // Correlated by the refund the URL names: every request of one refund reverses one receipt.
+      // The URL names the refund, but only the ids of a request the shop made for it, and on
+      // success the receipt and amount it reverses, make the Result M-Pesa's answer to it.
+      const refusal = await reversalResultRefusal(deps, subject, result);
+      if (refusal) {
+        deps.log.warn({ refundId: subject, conversationId: result.conversationId, refusal }, 'M-Pesa reversal Result ignored');
+        return refusal;
+      }
       if (result.resultCode === '0' || result.resultCode === 'R000001') {
         const reversalReceipt = result.resultCode === '0' ? result.transactionId : null;
         return completeRefund(deps.db, deps, subject, { resultCode: result.resultCode, reversalReceipt });

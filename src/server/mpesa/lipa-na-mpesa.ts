@@ -1,4 +1,5 @@
 import type { PaybillDetails, TillDetails } from '../../shared/schemas/payments.js';
+import { stillDueCents } from '../domain/payments/coverage.js';
 
 /**
  * Where a shopper sends money without the STK prompt (phone off, SIM toolkit stuck, prompt
@@ -15,9 +16,9 @@ export function lipaNaMpesaOf(config: {
   return config.transactionType === 'till' ? { till: config.tillNumber ?? config.shortcode } : { paybill: config.shortcode };
 }
 
-/** Whole shillings still to pay: the total less what has been credited, rounded up as M-Pesa charges. */
-export function amountStillDue(totalCents: number, creditedCents: number): number {
-  return Math.max(0, Math.ceil((totalCents - creditedCents) / 100));
+/** Whole shillings still to pay, as M-Pesa charges them: what covers the order less the money held for it. */
+export function amountStillDue(totalCents: number, heldCents: number): number {
+  return Math.ceil(stillDueCents(totalCents, heldCents) / 100);
 }
 
 /** The details to show for an order: null once nothing is due. */

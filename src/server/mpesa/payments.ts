@@ -5,7 +5,7 @@ import { MSISDN_ERROR, maskMsisdn, normaliseMsisdn } from '../../shared/phone.js
 import type { PaymentAttempt, PaymentStatus, StkPushBody } from '../../shared/schemas/payments.js';
 import type { Db, Queryable } from '../db/client.js';
 import { mpesaCallbacks, mpesaPayments, orders, paymentAttempts } from '../db/schema.js';
-import { amountPaysOrder } from '../domain/orders.js';
+import { heldCents, heldCentsOf } from '../domain/payments/coverage.js';
 import {
   type LedgerRow,
   latestRefunds,
@@ -18,7 +18,7 @@ import {
 import type { SessionUser } from '../domain/sessions.js';
 import { AppError, badRequest, notFound } from '../errors.js';
 import type { Notifications } from '../mail/notifications.js';
-import { countPayment, paymentOutcomeOf } from '../metrics.js';
+import { countPayment, countPaymentException, paymentOutcomeOf } from '../metrics.js';
 import { processC2bConfirmation } from './c2b.js';
 import {
   type DarajaClient,
@@ -126,11 +126,6 @@ async function findOrderFor(db: Queryable, viewer: SessionUser, orderId: string)
   return order;
 }
 
-/** What the ledger has credited to an order, in cents: the payments that count towards it. */
-function creditedCentsOf(payments: { status: string; amountCents: number }[]): number {
-  return payments.filter((p) => p.status === 'credited').reduce((sum, p) => sum + p.amountCents, 0);
-}
-
 export async function paymentStatus(
   { db, lipaNaMpesa, paybillSimulation }: Pick<PaymentDeps, 'db' | 'lipaNaMpesa' | 'paybillSimulation'>,
   viewer: SessionUser,
@@ -156,7 +151,7 @@ export async function paymentStatus(
     },
     { isolationLevel: 'repeatable read', accessMode: 'read only' },
   );
-  const creditedCents = creditedCentsOf(payments);
+  const held = heldCentsOf(payments);
   return {
     orderId,
     orderNumber: order.number,
@@ -166,10 +161,10 @@ export async function paymentStatus(
     amountDue: amountDue(order.totalCents),
     lastAttempt: last ? toAttemptJson(last) : null,
     payments: payments.map((p) => toLedgerJson(p, viewer.isAdmin ? 'admin' : 'owner', order.number, refunds.get(p.id) ?? null)),
-    amountPaid: creditedCents / 100,
-    ...howToPayWithout(lipaNaMpesa, order.number, order.isPaid ? 0 : amountStillDue(order.totalCents, creditedCents)),
+    amountPaid: held / 100,
+    ...howToPayWithout(lipaNaMpesa, order.number, order.isPaid ? 0 : amountStillDue(order.totalCents, held)),
     paybillSimulator: paybillSimulation !== null && !order.isPaid,
-    refundedAt: order.isPaid || creditedCents > 0 ? null : refundedCreditAt(payments, refunds),
+    refundedAt: order.isPaid || held > 0 ? null : refundedCreditAt(payments, refunds),
   };
 }
 
@@ -178,7 +173,7 @@ function refundedCreditAt(payments: LedgerRow[], refunds: Map<string, RefundRow>
   const times = payments
     .filter((p) => p.status === 'refunded')
     .map((p) => refunds.get(p.id))
-    .filter((r): r is RefundRow => r?.previousStatus === 'credited' && r.completedAt !== null)
+    .filter((r): r is RefundRow => r?.completedAt !== null && r?.completedAt !== undefined)
     .map((r) => (r.completedAt as Date).getTime());
   return times.length === 0 ? null : new Date(Math.max(...times)).toISOString();
 }
@@ -203,7 +198,7 @@ export async function simulatePaybillPayment(
   if (order.isPaid) throw badRequest('This order is already paid');
   const msisdn = phoneNumber ? normaliseMsisdn(phoneNumber) : SANDBOX_TEST_MSISDN;
   if (!msisdn) throw badRequest('Enter a Safaricom number like 0712345678 or +254712345678', 'phoneNumber');
-  const amount = amountStillDue(order.totalCents, creditedCentsOf(await paymentsOfOrder(db, orderId)));
+  const amount = amountStillDue(order.totalCents, heldCentsOf(await paymentsOfOrder(db, orderId)));
   const paybill = 'paybill' in lipaNaMpesa;
   try {
     await daraja.simulateC2bPayment(paybillSimulation.version, {
@@ -236,18 +231,19 @@ export async function requestPayment(deps: PaymentDeps, customer: SessionUser, b
   const [order] = await db.select().from(orders).where(eq(orders.id, body.orderId));
   if (!order || order.userId !== customer.id) throw notFound('Order not found');
   if (order.isPaid) throw badRequest('This order is already paid');
-  const due = amountDue(order.totalCents);
-  if (!amountPaysOrder(body.Amount, order.totalCents))
-    throw badRequest(`The amount to pay for this order is ${formatKsh(due)}`, 'Amount');
   const phone = normaliseMsisdn(body.phoneNumber);
   if (!phone) throw badRequest(MSISDN_ERROR, 'phoneNumber');
 
-  const attemptId = await db.transaction(async (tx) => {
+  // The prompt asks for what is still due, whatever Amount the client sent: the specification's
+  // client sends the order's total, and after a Paybill part payment less is due.
+  const { attemptId, due } = await db.transaction(async (tx) => {
     // One prompt at a time per order: M-Pesa itself refuses a second prompt while one is open.
     const [locked] = await tx.select({ isPaid: orders.isPaid }).from(orders).where(eq(orders.id, order.id)).for('update');
     // Checked again under the lock: a callback may have paid the order since it was read above,
     // and a new prompt then would charge the shopper twice (test/reliability/concurrency.test.ts).
     if (!locked || locked.isPaid) throw badRequest('This order is already paid');
+    const due = amountStillDue(order.totalCents, await heldCents(tx, order.id));
+    if (due === 0) throw badRequest('This order is already paid');
     const [open] = await tx
       .select({ createdAt: paymentAttempts.createdAt })
       .from(paymentAttempts)
@@ -271,7 +267,7 @@ export async function requestPayment(deps: PaymentDeps, customer: SessionUser, b
       .values({ orderId: order.id, userId: customer.id, phone, amount: due })
       .returning({ id: paymentAttempts.id });
     if (!created) throw new Error('payment attempt insert returned nothing');
-    return created.id;
+    return { attemptId: created.id, due };
   });
 
   try {
@@ -501,7 +497,8 @@ async function creditSuccess(
       transactionAt: callback.transactionDate,
     };
     // An unconfirmed success is kept for the merchant to check against the M-Pesa statement; it pays no order.
-    const outcome = await recordPayment(tx, deps, incoming, attempt?.orderId ?? null, exception);
+    const hold = exception && { exception, detail: 'M-Pesa’s status query did not confirm this STK payment.' };
+    const outcome = await recordPayment(tx, deps, incoming, attempt?.orderId ?? null, hold || undefined);
     if (attempt) await markAttemptPaid(tx, attempt, 'callback', callback.receipt);
     if (outcome.kind !== 'duplicate') countPayment('paid');
     return outcome.kind;
@@ -644,23 +641,75 @@ async function creditFromQuery(deps: PaymentDeps, attempt: AttemptRow & { checko
   });
 }
 
-/** Callbacks stored but not acted on (a crash, a failure, a success not yet confirmed). */
+/** How many times a stored callback is tried before it is parked for the merchant. */
+export const MAX_CALLBACK_TRIES = 8;
+/** The longest wait between two tries of a stored callback. */
+const MAX_CALLBACK_BACKOFF_MS = 60 * 60 * 1000;
+
+/**
+ * Callbacks stored but not acted on (a crash, a failure, a success not yet confirmed), claimed a
+ * few at a time by when they are next due. Each claim pushes the callback's next try back, doubling
+ * with every try, so one that keeps failing waits longer and longer and never holds up the others.
+ * After MAX_CALLBACK_TRIES it is parked: marked processed as "parked", logged as an error and
+ * mailed to the merchant, its body kept as it came.
+ */
 async function retryStoredCallbacks(deps: PaymentDeps, olderThanMs: number, batch: number): Promise<number> {
   const due = await deps.db
-    .select()
-    .from(mpesaCallbacks)
-    .where(and(isNull(mpesaCallbacks.processedAt), lt(mpesaCallbacks.receivedAt, new Date(Date.now() - olderThanMs))))
-    .orderBy(mpesaCallbacks.receivedAt)
-    .limit(batch);
+    .update(mpesaCallbacks)
+    .set({
+      nextAttemptAt: sql`now() + least(${olderThanMs} * power(2, ${mpesaCallbacks.attempts}), ${MAX_CALLBACK_BACKOFF_MS}) * interval '1 millisecond'`,
+    })
+    .where(
+      inArray(
+        mpesaCallbacks.id,
+        sql`(SELECT id FROM ${mpesaCallbacks}
+              WHERE processed_at IS NULL
+                AND created_at < now() - ${olderThanMs} * interval '1 millisecond'
+                AND (next_attempt_at IS NULL OR next_attempt_at <= now())
+              ORDER BY coalesce(next_attempt_at, created_at)
+              LIMIT ${batch}
+              FOR UPDATE SKIP LOCKED)`,
+      ),
+    )
+    .returning();
   let done = 0;
   for (const stored of due) {
+    if (stored.attempts >= MAX_CALLBACK_TRIES) {
+      await parkCallback(deps, stored);
+      continue;
+    }
     try {
       if ((await processCallback(deps, stored)) !== null) done += 1;
     } catch (error) {
-      deps.log.warn({ err: error, callbackId: stored.id }, 'stored M-Pesa callback failed again; will retry');
+      await deps.db
+        .update(mpesaCallbacks)
+        .set({ attempts: sql`${mpesaCallbacks.attempts} + 1` })
+        .where(eq(mpesaCallbacks.id, stored.id));
+      deps.log.warn(
+        { err: error, callbackId: stored.id, attempts: stored.attempts + 1 },
+        'stored M-Pesa callback failed again; will retry',
+      );
     }
   }
   return done;
+}
+
+/** A callback that failed every try: kept as it came, out of the retries, in front of the merchant. */
+async function parkCallback(deps: PaymentDeps, stored: CallbackRow): Promise<void> {
+  await deps.db.transaction(async (tx) => {
+    const parked = await tx
+      .update(mpesaCallbacks)
+      .set({ outcome: 'parked', processedAt: sql`now()` })
+      .where(and(eq(mpesaCallbacks.id, stored.id), isNull(mpesaCallbacks.processedAt)))
+      .returning({ id: mpesaCallbacks.id });
+    if (parked.length === 0) return;
+    await deps.notify.callbackParked(tx, { kind: stored.kind, receivedAt: stored.receivedAt, tries: stored.attempts });
+  });
+  countPaymentException('callback_parked');
+  deps.log.error(
+    { callbackId: stored.id, kind: stored.kind, attempts: stored.attempts },
+    'M-Pesa callback failed every try: parked for the merchant, its body kept',
+  );
 }
 
 /**

@@ -10,10 +10,11 @@ import {
   listAllOrders,
   listCustomerOrders,
   listOrdersPage,
+  loadExistingOrder,
   markOrderDelivered,
-  markOrderPaid,
   placeOrder,
 } from '../domain/orders.js';
+import { markPaidByAdmin } from '../domain/payments/ledger.js';
 import type { Notifications } from '../mail/notifications.js';
 import { ordersPlaced } from '../metrics.js';
 import { currentUser } from '../plugins/sessions.js';
@@ -98,7 +99,11 @@ const orderRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; noti
   app.put('/api/orders/:id', {
     onRequest: app.requireAdmin,
     schema: { tags, summary: 'Mark an order as paid (admin)', params: idParams, response: { 200: order, ...errors } },
-    handler: (request) => markOrderPaid(db, request.params.id, notify),
+    handler: async (request) => {
+      // Recorded as a manual payment without a receipt: the ledger's one rule then pays the order.
+      await markPaidByAdmin(db, { notify, log: request.log }, request.params.id, currentUser(request).id);
+      return loadExistingOrder(db, request.params.id);
+    },
   });
 
   app.put('/api/orders/:id/deliver', {

@@ -77,6 +77,10 @@ export const paymentException = z.enum([
   'unconfirmed',
   /** A refund by M-Pesa Reversal got no answer after the reconciler's retries: check the M-Pesa statement. */
   'refund_unanswered',
+  /** An admin recorded this receipt with another amount than M-Pesa's own word: M-Pesa's amount is kept. */
+  'amount_mismatch',
+  /** M-Pesa's confirmation carried an amount that is zero, negative or unreadable: it pays nothing. */
+  'bad_amount',
 ]);
 export type PaymentException = z.infer<typeof paymentException>;
 
@@ -107,14 +111,26 @@ export const ledgerPayment = z.object({
   exception: paymentException.nullable(),
   /** When M-Pesa says it happened, else when the shop learned of it. */
   receivedAt: z.string(),
-  /** The admin's note when an exception was resolved. */
+  /** The admin's note when an exception was resolved; null for shoppers. */
   note: z.string().nullable(),
+  /**
+   * Admins only: what an admin recorded by hand for this receipt, when M-Pesa's own word gave
+   * another amount (`amount` is then M-Pesa's). Null otherwise, and always for shoppers.
+   */
+  recordedAmount: z.number().nullable().optional(),
+  /**
+   * Admins only: why M-Pesa has not confirmed this payment (a Paybill payment waits for M-Pesa's
+   * Transaction Status before it pays anything), or the amount as M-Pesa wrote it when unreadable.
+   */
+  detail: z.string().nullable().optional(),
   /** The latest refund asked for this payment, or null when none was. */
   refund: ledgerRefund.nullable(),
 });
 export type LedgerPayment = z.infer<typeof ledgerPayment>;
 
-export const ledgerFilter = z.enum(['all', 'exception', 'unmatched'], { error: 'status must be all, exception or unmatched' });
+export const ledgerFilter = z.enum(['all', 'exception', 'unmatched', 'unconfirmed'], {
+  error: 'status must be all, exception, unmatched or unconfirmed',
+});
 export type LedgerFilter = z.infer<typeof ledgerFilter>;
 
 export const ledgerListQuery = z.object({ status: ledgerFilter.default('all'), pageNumber: pageNumberParam });

@@ -16,27 +16,23 @@ import { mpesaPayments, mpesaRefunds, orders } from '../../db/schema.js';
 import { AppError, badRequest, conflict, notFound } from '../../errors.js';
 import type { Notifications } from '../../mail/notifications.js';
 import { countPaymentException } from '../../metrics.js';
-import { loadExistingOrder, orderWithNumber } from '../orders.js';
+import { loadExistingOrder, ORDER_NOT_FOUND, orderWithNumber } from '../orders.js';
+import { heldCents, type Settlement, settleOrder, stillDueCents } from './coverage.js';
 
 /**
- * The M-Pesa ledger's rules, in one place. Every payment the shop learns of, from whatever
- * source, is recorded here exactly once (keyed by its receipt, and by its prompt when it answers
- * one), before anything else happens to it. A payment either credits an unpaid order it covers,
- * or stands as an exception in front of the merchant with a reason. Nothing here is deleted.
+ * The M-Pesa ledger. Every payment the shop learns of, from whatever source, is recorded here
+ * exactly once (keyed by its receipt, and by its prompt when it answers one), before anything else
+ * happens to it. Nothing here is deleted. Whether an order is paid is never decided here: each
+ * function records its fact and then asks coverage.ts, which holds the one rule.
  *
- * The rules:
- * - A success with a receipt settles its order when the order is unpaid and the amount covers
- *   what is due, whatever became of the prompt (pending, timed out, given up, answer lost).
- * - A payment for an order already paid is a double payment: an exception, to refund.
- * - A prompt's payment short of what is due is an exception; amounts are compared exactly, in
- *   cents. By Paybill a shopper may pay in parts: each part is credited, and the order is paid
- *   once they add up to what is due.
- * - A payment above what is due pays the order, and stands open as overpaid until the merchant
- *   refunds or keeps the difference.
- * - A payment that names no order the shop can find is unmatched, for an admin to assign; or for
- *   its prompt, should that prompt's own status query later show it answered this payment.
- * - A success known only from the STK status query pays its order at once, and is listed as
- *   "receipt missing" until its callback brings the receipt.
+ * What a new payment is called (its status and exception, for the merchant's eyes):
+ * - for an order already covered: a double payment, to refund or keep;
+ * - short of what is still due: a part payment by Paybill or from the statement; by STK (which
+ *   asks for what is due) an exception, amount_short. Either way its money counts;
+ * - above what is still due: credited and flagged overpaid, whatever its source;
+ * - naming no order the shop can find: unmatched, for an admin to assign;
+ * - not confirmed by M-Pesa: unconfirmed, paying nothing until it is;
+ * - known only from the STK status query: credited, "receipt missing" until the receipt comes.
  */
 
 export type LedgerRow = typeof mpesaPayments.$inferSelect;
@@ -47,13 +43,8 @@ export function normaliseReceipt(receipt: string): string {
   return receipt.trim().toUpperCase();
 }
 
-/** Daraja charges whole shillings: an order's total rounded up, in cents. */
-export function amountDueCents(totalCents: number): number {
-  return Math.ceil(totalCents / 100) * 100;
-}
-
 export interface IncomingPayment {
-  /** Null only for a success known from the STK query, which carries no receipt. */
+  /** Null only for a success known from the STK query, which carries no receipt, or an admin's "Mark As Paid". */
   receipt: string | null;
   amountCents: number;
   phone: string | null;
@@ -63,6 +54,9 @@ export interface IncomingPayment {
   raw: string | null;
   transactionAt: Date | null;
   recordedBy?: string | null;
+  /** For the merchant: why it is held (unconfirmed, an unreadable amount). */
+  detail?: string | null;
+  note?: string | null;
 }
 
 export interface LedgerDeps {
@@ -77,13 +71,17 @@ export type RecordOutcome =
   /** A query-settled payment got its receipt. */
   | { kind: 'receipt_filled'; payment: LedgerRow };
 
-/** What a payment does to the order it names, decided under the order's row lock. */
+/** What a payment is called on the order it names, decided under the order's row lock. */
 interface Verdict {
   orderId: string | null;
   status: LedgerStatus;
   exception: PaymentException | null;
-  /** The order is paid once this payment is in (false for a part payment). */
-  paysOrder: boolean;
+}
+
+/** Holds a payment the shop must not count (unconfirmed, an unreadable amount), on the order it names. */
+export interface Hold {
+  exception: 'unconfirmed' | 'bad_amount';
+  detail: string;
 }
 
 async function judgeAgainstOrder(
@@ -92,50 +90,41 @@ async function judgeAgainstOrder(
   amountCents: number,
   source: PaymentSource,
 ): Promise<Verdict> {
-  const unmatched: Verdict = { orderId: null, status: 'exception', exception: 'unmatched', paysOrder: false };
+  const unmatched: Verdict = { orderId: null, status: 'exception', exception: 'unmatched' };
   if (orderId === null) return unmatched;
-  const [order] = await tx
-    .select({ isPaid: orders.isPaid, totalCents: orders.totalCents })
-    .from(orders)
-    .where(eq(orders.id, orderId))
-    .for('update');
+  const [order] = await tx.select({ totalCents: orders.totalCents }).from(orders).where(eq(orders.id, orderId)).for('update');
   if (!order) return unmatched;
-  if (order.isPaid) return { orderId, status: 'exception', exception: 'double_payment', paysOrder: false };
-  // A Paybill payment may be one of several: what earlier ones credited counts towards the order.
-  const already = source === 'c2b' ? await creditedCents(tx, orderId) : 0;
-  const due = Math.max(0, amountDueCents(order.totalCents) - already);
+  const due = stillDueCents(order.totalCents, await heldCents(tx, orderId));
+  if (due === 0) return { orderId, status: 'exception', exception: 'double_payment' };
   if (amountCents < due) {
-    // The STK prompt asks for the whole amount, so less is odd; by Paybill it is a part payment.
+    // By Paybill, or from the statement, a shopper may pay in parts; an STK prompt asks for what
+    // is due, so less is odd. Either way the money counts towards the order.
     return source === 'c2b'
-      ? { orderId, status: 'credited', exception: null, paysOrder: false }
-      : { orderId, status: 'exception', exception: 'amount_short', paysOrder: false };
+      ? { orderId, status: 'credited', exception: null }
+      : { orderId, status: 'exception', exception: 'amount_short' };
   }
   // It pays the order; what is paid beyond it is the shopper's, and the merchant must see it.
-  if (amountCents > due) return { orderId, status: 'credited', exception: 'overpaid', paysOrder: true };
-  return { orderId, status: 'credited', exception: null, paysOrder: true };
+  if (amountCents > due) return { orderId, status: 'credited', exception: 'overpaid' };
+  return { orderId, status: 'credited', exception: null };
 }
 
-/** What the ledger has credited to an order so far, in cents. */
-export async function creditedCents(tx: Queryable, orderId: string): Promise<number> {
-  const [row] = await tx
-    .select({ cents: sql<string | null>`sum(${mpesaPayments.amountCents})` })
-    .from(mpesaPayments)
-    .where(and(eq(mpesaPayments.orderId, orderId), eq(mpesaPayments.status, 'credited')));
-  return Number(row?.cents ?? 0);
-}
-
-/** Marks the order paid by this payment; the shopper is mailed once its receipt is known. */
-async function creditOrder(tx: Queryable, deps: LedgerDeps, orderId: string, payment: LedgerRow): Promise<void> {
-  await tx
-    .update(orders)
-    .set({ isPaid: true, paidAt: sql`now()`, mpesaReceipt: payment.receipt, updatedAt: sql`now()` })
-    .where(and(eq(orders.id, orderId), eq(orders.isPaid, false)));
+/**
+ * Applies the coverage rule to a payment's order after a fact about it was recorded, and tells
+ * the shopper "payment received" when this payment completed the cover.
+ */
+export async function settleAfter(tx: Queryable, deps: LedgerDeps, orderId: string | null): Promise<Settlement | null> {
+  if (orderId === null) return null;
+  const settlement = await settleOrder(tx, orderId);
   // A query-settled payment has no receipt yet: its mail waits for the callback (or for
   // notifyAwaitingReceipts, when none comes), so that it carries the receipt whenever it can.
-  if (payment.receipt) await notifyPaid(tx, deps, payment);
+  if (settlement.changed && settlement.paidBy?.receipt) await notifyPaid(tx, deps, settlement.paidBy);
+  if (settlement.changed) {
+    deps.log.info({ orderId, isPaid: settlement.isPaid }, settlement.isPaid ? 'order paid' : 'order no longer covered: unpaid');
+  }
+  return settlement;
 }
 
-/** "Payment received", once per crediting payment, with what M-Pesa charged. */
+/** "Payment received", once per paying payment, with what M-Pesa charged. */
 async function notifyPaid(tx: Queryable, deps: LedgerDeps, payment: LedgerRow): Promise<void> {
   if (!payment.orderId || payment.notifiedAt) return;
   const marked = await tx
@@ -183,29 +172,27 @@ async function findExisting(tx: Queryable, payment: IncomingPayment): Promise<Le
 }
 
 /**
- * Records one payment against the order it names (or none), in the caller's transaction.
- * Idempotent: the same receipt, or a second answer for the same prompt, is a duplicate.
+ * Records one payment against the order it names (or none), in the caller's transaction, then
+ * settles that order. Idempotent: the same receipt, or a second answer for the same prompt, is a
+ * duplicate.
  */
 export async function recordPayment(
   tx: Queryable,
   deps: LedgerDeps,
   incoming: IncomingPayment,
   orderId: string | null,
-  /** Kept as this exception whatever the order: a payment the shop must not act on (unconfirmed). */
-  heldAs?: PaymentException,
+  /** Kept on its order but counting nothing: a payment the shop must not act on yet. */
+  hold?: Hold,
 ): Promise<RecordOutcome> {
   const payment = { ...incoming, receipt: incoming.receipt === null ? null : normaliseReceipt(incoming.receipt) };
   const existing = await findExisting(tx, payment);
   if (existing) {
-    if (existing.receipt === null && payment.receipt !== null) return fillReceipt(tx, deps, existing, payment);
+    if (existing.receipt === null && payment.receipt !== null && !hold) return fillReceipt(tx, deps, existing, payment);
     // Kept unmatched when it came (its callback could not tell which prompt it answered); now
     // that its prompt is known (the same CheckoutRequestID, from the prompt's own row), it goes
     // to that prompt's order.
     const promptNowKnown =
-      orderId !== null &&
-      !heldAs &&
-      payment.checkoutRequestId !== null &&
-      existing.checkoutRequestId === payment.checkoutRequestId;
+      orderId !== null && !hold && payment.checkoutRequestId !== null && existing.checkoutRequestId === payment.checkoutRequestId;
     if (promptNowKnown && existing.status === 'exception' && existing.exception === 'unmatched') {
       const row = await putOnOrder(tx, deps, existing, orderId);
       deps.log.info({ paymentId: row.id, orderId, status: row.status }, 'unmatched M-Pesa payment matched to its prompt’s order');
@@ -213,10 +200,12 @@ export async function recordPayment(
     }
     return { kind: 'duplicate', payment: existing };
   }
-  const verdict: Verdict = heldAs
-    ? { orderId: null, status: 'exception', exception: heldAs, paysOrder: false }
+  const verdict: Verdict = hold
+    ? { orderId, status: 'exception', exception: hold.exception }
     : await judgeAgainstOrder(tx, orderId, payment.amountCents, payment.source);
-  const exception = verdict.exception ?? (payment.receipt === null ? 'receipt_missing' : null);
+  // An admin's "Mark As Paid" has no receipt by nature; a query-settled payment waits for its own.
+  const awaitsReceipt = payment.receipt === null && payment.source !== 'manual';
+  const exception = verdict.exception ?? (awaitsReceipt ? 'receipt_missing' : null);
   const [row] = await tx
     .insert(mpesaPayments)
     .values({
@@ -231,15 +220,19 @@ export async function recordPayment(
       raw: payment.raw,
       transactionAt: payment.transactionAt,
       recordedBy: payment.recordedBy ?? null,
+      detail: hold?.detail ?? payment.detail ?? null,
+      note: payment.note ?? null,
     })
     .returning();
   if (!row) throw new Error('ledger insert returned nothing');
-  if (verdict.paysOrder && verdict.orderId) await creditOrder(tx, deps, verdict.orderId, row);
+  const settlement = await settleAfter(tx, deps, row.orderId);
   if (exception) countPaymentException(exception);
-  // The merchant hears of a payment that needs them; a receipt still on its way is not one yet.
-  if (verdict.exception) await alertException(tx, deps, row, verdict.exception);
-  const level = verdict.exception ? 'warn' : 'info';
-  deps.log[level](
+  // The merchant hears of a payment that needs them; a receipt on its way, or a Paybill payment
+  // waiting for M-Pesa's Transaction Status, is not one yet.
+  if (verdict.exception && !(hold?.exception === 'unconfirmed' && hold.detail === AWAITING_CONFIRMATION)) {
+    await alertException(tx, deps, row, verdict.exception);
+  }
+  deps.log[verdict.exception ? 'warn' : 'info'](
     {
       paymentId: row.id,
       receipt: row.receipt,
@@ -250,12 +243,15 @@ export async function recordPayment(
     },
     verdict.exception
       ? 'M-Pesa payment recorded as an exception'
-      : verdict.paysOrder
+      : settlement?.changed
         ? 'order paid with M-Pesa'
         : 'M-Pesa part payment credited to its order',
   );
   return { kind: verdict.status === 'credited' ? 'credited' : 'exception', payment: row };
 }
+
+/** The detail of a Paybill payment held until M-Pesa's Transaction Status confirms it. */
+export const AWAITING_CONFIRMATION = 'Waiting for M-Pesa to confirm this payment (Transaction Status).';
 
 /** Mails the merchant of a payment exception, in the transaction that recorded it. */
 async function alertException(tx: Queryable, deps: LedgerDeps, row: LedgerRow, exception: PaymentException): Promise<void> {
@@ -266,6 +262,7 @@ async function alertException(tx: Queryable, deps: LedgerDeps, row: LedgerRow, e
     phone: row.phone,
     exception,
     orderNumber: order?.number ?? null,
+    detail: row.detail,
   });
 }
 
@@ -290,15 +287,110 @@ export async function fillReceipt(
     .where(eq(mpesaPayments.id, existing.id))
     .returning();
   if (!row) throw new Error('ledger update returned nothing');
+  await settleAfter(tx, deps, row.orderId);
   if (row.orderId && row.status === 'credited') {
     await tx
       .update(orders)
       .set({ mpesaReceipt: row.receipt, updatedAt: sql`now()` })
-      .where(and(eq(orders.id, row.orderId), isNull(orders.mpesaReceipt)));
+      .where(and(eq(orders.id, row.orderId), eq(orders.isPaid, true), isNull(orders.mpesaReceipt)));
     await notifyPaid(tx, deps, row);
   }
   deps.log.info({ paymentId: row.id, receipt: row.receipt, orderId: row.orderId }, 'M-Pesa receipt filled in');
   return { kind: 'receipt_filled', payment: row };
+}
+
+/**
+ * M-Pesa's own word on a payment the shop holds: its Transaction Status confirmed it, or a
+ * confirmed callback came for a receipt an admin had recorded by hand. M-Pesa's amount wins; when
+ * it differs from an admin's record, the admin's figure is kept beside it as an open exception.
+ * A payment held as unconfirmed now counts and is judged against its order as if it had just come.
+ */
+export async function applyMpesaWord(
+  tx: Queryable,
+  deps: LedgerDeps,
+  payment: LedgerRow,
+  word: { amountCents: number; raw: string | null },
+): Promise<LedgerRow> {
+  const wasHeld = payment.exception === 'unconfirmed' || payment.exception === 'bad_amount';
+  if (wasHeld) {
+    const verdict = await judgeAgainstOrder(tx, payment.orderId, word.amountCents, payment.source as PaymentSource);
+    const [row] = await tx
+      .update(mpesaPayments)
+      .set({
+        amountCents: word.amountCents,
+        orderId: verdict.orderId,
+        // A payment already being refunded keeps that status; what it is called changes.
+        ...(payment.status === 'exception' && { status: verdict.status }),
+        exception: verdict.exception,
+        detail: null,
+        updatedAt: sql`now()`,
+      })
+      .where(eq(mpesaPayments.id, payment.id))
+      .returning();
+    if (!row) throw new Error('ledger update returned nothing');
+    await settleAfter(tx, deps, row.orderId);
+    if (verdict.exception) {
+      countPaymentException(verdict.exception);
+      await alertException(tx, deps, row, verdict.exception);
+    }
+    deps.log.info({ paymentId: row.id, orderId: row.orderId, exception: row.exception }, 'M-Pesa confirmed a held payment');
+    return row;
+  }
+  if (word.amountCents === payment.amountCents) {
+    if (payment.detail === null) return payment;
+    const [row] = await tx
+      .update(mpesaPayments)
+      .set({ detail: null, updatedAt: sql`now()` })
+      .where(eq(mpesaPayments.id, payment.id))
+      .returning();
+    return row ?? payment;
+  }
+  const exception: PaymentException = 'amount_mismatch';
+  const [row] = await tx
+    .update(mpesaPayments)
+    .set({
+      amountCents: word.amountCents,
+      recordedAmountCents: payment.recordedAmountCents ?? payment.amountCents,
+      ...(payment.status !== 'refund_pending' && payment.status !== 'refunded' && { status: 'exception' }),
+      exception,
+      detail: null,
+      raw: word.raw ?? payment.raw,
+      updatedAt: sql`now()`,
+    })
+    .where(eq(mpesaPayments.id, payment.id))
+    .returning();
+  if (!row) throw new Error('ledger update returned nothing');
+  await settleAfter(tx, deps, row.orderId);
+  countPaymentException(exception);
+  await alertException(tx, deps, row, exception);
+  deps.log.warn(
+    { paymentId: row.id, recorded: (row.recordedAmountCents ?? 0) / 100, mpesa: row.amountCents / 100 },
+    'M-Pesa’s amount differs from what an admin recorded: M-Pesa’s kept',
+  );
+  return row;
+}
+
+/** A payment an admin recorded waits for M-Pesa's Transaction Status, which a confirmation asked for. */
+export async function awaitConfirmation(tx: Queryable, payment: LedgerRow): Promise<LedgerRow> {
+  const [row] = await tx
+    .update(mpesaPayments)
+    .set({ detail: AWAITING_CONFIRMATION, receiptLookups: 0, receiptLookupAt: null, updatedAt: sql`now()` })
+    .where(eq(mpesaPayments.id, payment.id))
+    .returning();
+  return row ?? payment;
+}
+
+/** A held payment M-Pesa did not confirm: it stays unconfirmed, with the reason, and the merchant hears of it. */
+export async function refuseConfirmation(tx: Queryable, deps: LedgerDeps, payment: LedgerRow, reason: string): Promise<void> {
+  if (payment.detail === reason) return;
+  const [row] = await tx
+    .update(mpesaPayments)
+    .set({ detail: reason, updatedAt: sql`now()` })
+    .where(eq(mpesaPayments.id, payment.id))
+    .returning();
+  if (!row) return;
+  await alertException(tx, deps, row, 'unconfirmed');
+  deps.log.error({ paymentId: row.id, receipt: row.receipt, reason }, 'M-Pesa did not confirm a payment: it pays nothing');
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -328,6 +420,7 @@ export function hasOpenException(row: Pick<LedgerRow, 'status' | 'exception'>): 
 export function ledgerFilterWhere(filter: LedgerFilter): SQL | undefined {
   if (filter === 'exception') return isOpenException;
   if (filter === 'unmatched') return and(eq(mpesaPayments.exception, 'unmatched'), eq(mpesaPayments.status, 'exception'));
+  if (filter === 'unconfirmed') return eq(mpesaPayments.exception, 'unconfirmed');
   return undefined;
 }
 
@@ -349,22 +442,27 @@ export function toLedgerJson(
   orderNumber: string | null,
   refund: RefundRow | null = null,
 ): LedgerPayment {
+  const admin = viewer === 'admin';
   return {
     _id: row.id,
     receipt: row.receipt,
     amount: row.amountCents / 100,
-    phone: row.phone === null ? null : viewer === 'admin' ? row.phone : maskMsisdn(row.phone),
+    phone: row.phone === null ? null : admin ? row.phone : maskMsisdn(row.phone),
     source: row.source as PaymentSource,
     orderId: row.orderId,
     orderNumber: row.orderId === null ? null : orderNumber,
     status: row.status as LedgerStatus,
-    exception: row.exception as PaymentException | null,
+    // The merchant's notes and the ledger's internal codes are the merchant's: a shopper sees
+    // what they paid and where the money stands, never why the merchant looked at it.
+    exception: admin ? (row.exception as PaymentException | null) : null,
     receivedAt: (row.transactionAt ?? row.createdAt).toISOString(),
-    note: row.note,
+    note: admin ? row.note : null,
+    recordedAmount: admin && row.recordedAmountCents !== null ? row.recordedAmountCents / 100 : null,
+    detail: admin ? row.detail : null,
     refund: refund && {
       requestedAt: refund.requestedAt.toISOString(),
       completedAt: refund.completedAt?.toISOString() ?? null,
-      failureReason: refund.failureReason,
+      failureReason: admin ? refund.failureReason : null,
       failedAt: refund.failedAt?.toISOString() ?? null,
     },
   };
@@ -443,24 +541,28 @@ async function namedOrderId(tx: Queryable, named: OrderReference): Promise<strin
 /** A payment that paid no order is judged against one: an admin's assignment, or its prompt found late. */
 async function putOnOrder(tx: Queryable, deps: LedgerDeps, payment: LedgerRow, orderId: string): Promise<LedgerRow> {
   const verdict = await judgeAgainstOrder(tx, orderId, payment.amountCents, payment.source as PaymentSource);
-  const exception = verdict.exception ?? (payment.receipt === null ? 'receipt_missing' : null);
+  const exception = verdict.exception ?? (payment.receipt === null && payment.source !== 'manual' ? 'receipt_missing' : null);
   const [row] = await tx
     .update(mpesaPayments)
-    .set({ orderId, status: verdict.status, exception, updatedAt: sql`now()` })
+    .set({ orderId, status: verdict.status, exception, detail: null, updatedAt: sql`now()` })
     .where(eq(mpesaPayments.id, payment.id))
     .returning();
   if (!row) throw new Error('ledger update returned nothing');
-  if (verdict.paysOrder) await creditOrder(tx, deps, orderId, row);
+  await settleAfter(tx, deps, orderId);
   if (exception) countPaymentException(exception);
   return row;
 }
 
-/** An admin gives an unmatched (or unconfirmed) payment its order; it settles the order if it covers what is due. */
+/**
+ * An admin gives an unmatched payment its order, or confirms an unconfirmed one from the M-Pesa
+ * statement (on its own order or another): it is judged against the order as if it had just come.
+ */
 export async function assignPayment(db: Db, deps: LedgerDeps, paymentId: string, named: OrderReference): Promise<LedgerPayment> {
   return db.transaction(async (tx) => {
     const payment = await lockPayment(tx, paymentId);
     // Only a payment that pays no order: unmatched, or unconfirmed and found on the M-Pesa statement.
-    if (payment.status !== 'exception' || (payment.exception !== 'unmatched' && payment.exception !== 'unconfirmed')) {
+    const assignable = payment.exception === 'unmatched' || payment.exception === 'unconfirmed';
+    if (!assignable || (payment.status !== 'exception' && payment.status !== 'resolved')) {
       throw conflict('Only an unmatched or unconfirmed payment can be assigned to an order');
     }
     const orderId = await namedOrderId(tx, named);
@@ -528,6 +630,43 @@ export async function recordManualPayment(
     return (await ledgerJsonOf(tx, [outcome.payment], 'admin'))[0] as LedgerPayment;
   });
 }
+
+/**
+ * An admin's "Mark As Paid" (no receipt: cash, a payment found elsewhere): recorded as a manual
+ * payment of what is still due, without a receipt, so that the order is paid by the one rule.
+ */
+export async function markPaidByAdmin(db: Db, deps: LedgerDeps, orderId: string, adminId: string | null): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [order] = await tx
+      .select({ isPaid: orders.isPaid, totalCents: orders.totalCents })
+      .from(orders)
+      .where(eq(orders.id, orderId))
+      .for('update');
+    if (!order) throw notFound(ORDER_NOT_FOUND);
+    const due = stillDueCents(order.totalCents, await heldCents(tx, orderId));
+    if (order.isPaid || due === 0) throw badRequest('Order is already paid');
+    const outcome = await recordPayment(
+      tx,
+      deps,
+      {
+        receipt: null,
+        amountCents: due,
+        phone: null,
+        source: 'manual',
+        checkoutRequestId: null,
+        raw: null,
+        transactionAt: null,
+        recordedBy: adminId,
+        note: MARKED_PAID_NOTE,
+      },
+      orderId,
+    );
+    await notifyPaid(tx, deps, outcome.payment);
+  });
+}
+
+/** The note on the payment an admin's "Mark As Paid" records. */
+export const MARKED_PAID_NOTE = 'Marked as paid by an admin, without an M-Pesa receipt';
 
 /** An order that any payment names cannot be hard-deleted: the ledger must keep what it paid. */
 export async function assertOrderHasNoPayments(tx: Queryable, orderId: string): Promise<void> {

@@ -4,15 +4,7 @@ import type { Db, Queryable } from '../../db/client.js';
 import { mpesaPayments, mpesaRefunds, orders } from '../../db/schema.js';
 import { AppError, conflict } from '../../errors.js';
 import { countPaymentException, countRefund } from '../../metrics.js';
-import {
-  amountDueCents,
-  creditedCents,
-  type LedgerDeps,
-  type LedgerRow,
-  ledgerJsonOf,
-  lockPayment,
-  type RefundRow,
-} from './ledger.js';
+import { type LedgerDeps, type LedgerRow, ledgerJsonOf, lockPayment, type RefundRow, settleAfter } from './ledger.js';
 
 /**
  * Refunds by M-Pesa Reversal: the ledger's side (docs/payments.md, Refunds). The whole payment
@@ -23,8 +15,10 @@ import {
  *   transaction, under the payment's row lock; a partial unique index allows one live refund per
  *   payment, so two requests racing each other send one Reversal between them.
  * - Success (or M-Pesa's "already reversed", which means the money is back) makes the payment
- *   `refunded`. When it was what paid its order and what is left credited no longer covers the
- *   order, the order is unpaid again, in the same transaction.
+ *   `refunded`, and its order is settled again by the one rule (coverage.ts), in the same
+ *   transaction: unpaid when what is left no longer covers it, still paid (by another payment
+ *   held for it) when it does.
+ * - Only money M-Pesa confirmed is sent back, and the amount asked is what M-Pesa holds.
  * - A failure puts the payment back as it was, with the reason; the admin may then ask again.
  * - A Reversal with no answer is sent again by the reconciler (M-Pesa refuses a second reversal of
  *   one receipt, and that refusal means refunded), up to a limit; then it is listed for the admin.
@@ -45,6 +39,11 @@ export async function openRefund(
     if (payment.status === 'refunded') throw conflict('This payment is already refunded: a refund can never be sent twice.');
     if (payment.receipt === null) {
       throw conflict('This payment has no M-Pesa receipt yet, and a reversal needs it. Wait for the receipt, then refund.');
+    }
+    if (payment.exception === 'unconfirmed' || payment.exception === 'bad_amount') {
+      throw conflict(
+        'M-Pesa has not confirmed this payment, so there is nothing to send back. Check your M-Pesa statement; if it shows the payment, assign it to its order first.',
+      );
     }
     if (!canSend) throw refundsUnavailable();
     const [refund] = await tx
@@ -149,28 +148,13 @@ async function settleRefunded(
     .where(eq(mpesaPayments.id, payment.id))
     .returning();
   if (!row) throw new Error('ledger update returned nothing');
-  if (refund.previousStatus === 'credited' && row.orderId) await unpayIfUncovered(tx, row.orderId);
+  await settleAfter(tx, deps, row.orderId);
   countRefund('refunded');
   deps.log.info(
     { paymentId: row.id, refundId, receipt: row.receipt, reversal: result.reversalReceipt, resultCode: result.resultCode },
     'M-Pesa payment refunded by reversal',
   );
   return row;
-}
-
-/** The order is unpaid again once what is still credited to it no longer covers it. */
-async function unpayIfUncovered(tx: Queryable, orderId: string): Promise<void> {
-  const [order] = await tx
-    .select({ isPaid: orders.isPaid, totalCents: orders.totalCents })
-    .from(orders)
-    .where(eq(orders.id, orderId))
-    .for('update');
-  if (!order?.isPaid) return;
-  if ((await creditedCents(tx, orderId)) >= amountDueCents(order.totalCents)) return;
-  await tx
-    .update(orders)
-    .set({ isPaid: false, paidAt: null, mpesaReceipt: null, updatedAt: sql`now()` })
-    .where(eq(orders.id, orderId));
 }
 
 /** M-Pesa refused the reversal: the payment is back as it was, with the reason, and may be refunded again. */

@@ -289,6 +289,12 @@ const C2B_PATH = /^\/mpesa\/c2b\/(v1|v2)\/(registerurl|simulate)$/;
 const REVERSAL_PATH = '/mpesa/reversal/v1/request';
 const STATUS_PATH = '/mpesa/transactionstatus/v1/query';
 const CREDENTIAL_KEY_PATH = '/__sim/credential-key.pem';
+/**
+ * Not Daraja: a test's way to make M-Pesa hold a Paybill payment without telling the shop, so that
+ * the test can then post the confirmation itself, as Daraja would or as a forger would, and the
+ * shop's Transaction Status finds the money where it really is.
+ */
+const SILENT_C2B_PATH = '/__sim/c2b/silent-payment';
 
 const CALLBACK_TIMEOUT_MS = 5000;
 const SECOND_CALLBACK_GAP_MS = 200;
@@ -754,6 +760,27 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
     return `${msisdn.slice(0, 4)} ***** ${msisdn.slice(-3)}`;
   }
 
+  /** A Paybill payment M-Pesa holds and has told nobody of (SILENT_C2B_PATH); answers its TransID. */
+  function recordSilentPayment(body: Record<string, unknown>): { TransID: string } {
+    const amount = Number(body.amount);
+    const shortcode = typeof body.shortcode === 'string' ? body.shortcode : options.shortcode;
+    if (!Number.isFinite(amount) || amount <= 0) throw darajaError(400, '400.002.02', 'Bad Request - Invalid Amount');
+    let transId = mpesaReceipt(new Date());
+    while (receipts.some((r) => r.receipt === transId)) transId = mpesaReceipt(new Date());
+    receipts.push({
+      receipt: transId,
+      amount,
+      phone: typeof body.msisdn === 'string' ? body.msisdn : '254708374149',
+      checkoutRequestId: '',
+      via: 'c2b',
+      account: typeof body.account === 'string' ? body.account : '',
+      shortcode,
+      at: new Date(),
+    });
+    balances.set(shortcode, (balances.get(shortcode) ?? 0) + amount);
+    return { TransID: transId };
+  }
+
   async function payFromPhone(payment: { shortcode: string; type: string; amount: number; msisdn: string; account: string }) {
     const registration = registrations.get(payment.shortcode);
     let transId = mpesaReceipt(new Date());
@@ -929,6 +956,10 @@ export async function startDarajaSimulator(options: SimulatorOptions): Promise<D
     if (url.pathname === CREDENTIAL_KEY_PATH && method === 'GET') {
       res.writeHead(200, { 'content-type': 'application/x-pem-file' });
       res.end(initiatorApis.credentialKeyPem);
+      return;
+    }
+    if (url.pathname === SILENT_C2B_PATH && method === 'POST') {
+      sendJson(res, 200, recordSilentPayment(await readJsonObject(req)));
       return;
     }
     if (url.pathname === REVERSAL_PATH || url.pathname === STATUS_PATH) {
