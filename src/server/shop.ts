@@ -16,6 +16,7 @@ import { importLegacyUploads } from './domain/images.js';
 import { openExceptionCounts } from './domain/payments/ledger.js';
 import { ensureSettings } from './domain/settings.js';
 import { stopListening } from './http/stop-listening.js';
+import { type LoggedRequest, redactedUrl } from './lib/secret-params.js';
 import { outboxTransport, smtpTransport } from './mail/mailer.js';
 import { createNotifications } from './mail/notifications.js';
 import { MailWorker, mailQueueDepth } from './mail/queue.js';
@@ -43,26 +44,21 @@ export interface RunningShop {
 }
 
 /**
- * Path segments that are credentials: a password-reset token (the API call and the page the mail
- * links to) and the M-Pesa callback secret. Request logs show them as [redacted].
+ * What Fastify logs of a request ("incoming request"), as its own serializer does, with the URL
+ * redacted by route: each path parameter the matched route names secret (its `secretParams`, and
+ * any `:token`) reads [redacted], so logs never show an M-Pesa callback secret or a reset token.
  */
-const SECRET_PATH_SEGMENT = /(\/reset-password\/|\/daraja\/stk\/)[^/?#]+/gi;
-
-function redactUrl(url: string): string {
-  return url.replace(SECRET_PATH_SEGMENT, '$1[redacted]');
-}
-
-/** What Fastify logs of a request ("incoming request"), as its own serializer does, with the URL redacted. */
-function serializeRequest(request: {
-  method?: string;
-  url?: string;
-  host?: string;
-  ip?: string;
-  socket?: { remotePort?: number } | null;
-}) {
+function serializeRequest(
+  request: LoggedRequest & {
+    method?: string;
+    host?: string;
+    ip?: string;
+    socket?: { remotePort?: number } | null;
+  },
+) {
   return {
     method: request.method,
-    url: redactUrl(request.url ?? ''),
+    url: redactedUrl(request),
     host: request.host,
     remoteAddress: request.ip,
     remotePort: request.socket?.remotePort,

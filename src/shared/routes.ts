@@ -7,6 +7,9 @@
  * `preload`: the server names the screen's code and styles in the page's head when a visitor
  * opens this address first, so they download with the app's code rather than after it. Worth it
  * for the addresses a visitor arrives at from outside (a shared product link, a reset e-mail).
+ *
+ * `secretParams`: parameters that are credentials; the server's logs show them as [redacted]
+ * (src/server/lib/secret-params.ts).
  */
 export const ROUTES = {
   home: { pattern: '/', preload: false },
@@ -20,7 +23,7 @@ export const ROUTES = {
   login: { pattern: '/login', preload: true },
   register: { pattern: '/register', preload: true },
   forgotPassword: { pattern: '/forgot-password', preload: true },
-  resetPassword: { pattern: '/reset-password/:token', preload: true },
+  resetPassword: { pattern: '/reset-password/:token', preload: true, secretParams: ['token'] },
   profile: { pattern: '/profile', preload: false },
   shipping: { pattern: '/shipping', preload: false },
   placeOrder: { pattern: '/place-order', preload: false },
@@ -36,7 +39,7 @@ export const ROUTES = {
   adminPayments: { pattern: '/admin/payments', preload: false },
   adminSettings: { pattern: '/admin/settings', preload: false },
   adminUserEdit: { pattern: '/admin/user/:id', preload: false },
-} as const satisfies Record<string, { pattern: string; preload: boolean }>;
+} as const satisfies Record<string, { pattern: string; preload: boolean; secretParams?: readonly string[] }>;
 
 export type RouteId = keyof typeof ROUTES;
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HOOK_KINDS } from '../../src/server/lib/hook-secrets.js';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { PaymentStatus } from '../../src/shared/schemas/payments.js';
 import { createProduct, NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
@@ -90,6 +91,7 @@ describe('request ids in logs', () => {
       ['the password', password],
       ['the admin password', ADMIN_PASSWORD],
       ['the callback secret', shop.mpesa.callbackSecret()],
+      ...HOOK_KINDS.map((kind): [string, string] => [`the ${kind} callbacks' secret`, shop.mpesa.hookSecret(kind)]),
       ['the whole phone number', '708374149'],
     ];
     for (const [name, value] of shopper.cookies) secrets.push([`the ${name} cookie`, value]);

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { HOOK_KINDS, type HookSecretKind } from '../../src/server/lib/hook-secrets.js';
 import type { ApiClient } from '../support/client.js';
 import { DARAJA_HOOK_ROUTES, listApiRoutes, routeKey } from '../support/routes.js';
 import type { Expectation, RawRequest } from './fuzz-http.js';
@@ -60,9 +61,15 @@ interface OpenApiOperation {
 export const DARAJA_CALLBACK = 'POST /api/hooks/daraja/stk/{token}';
 /** Lipa na M-Pesa (Paybill/Till) confirmation and validation: Daraja's calls too. */
 export const C2B_HOOKS = new Set(['POST /api/hooks/daraja/c2b/{token}/confirm', 'POST /api/hooks/daraja/c2b/{token}/validate']);
-/** Every call Daraja makes: each carries the shop's secret and acknowledges whatever it is sent. */
+/** Every call Daraja makes: each carries its kind's secret and acknowledges whatever it is sent. */
 export function isDarajaHook(key: string): boolean {
   return DARAJA_HOOK_ROUTES.includes(key);
+}
+/** Which secret a Daraja hook's path carries: its kind, the segment after /daraja/. */
+function hookKindOf(key: string): HookSecretKind {
+  const kind = HOOK_KINDS.find((k) => key.includes(`/api/hooks/daraja/${k}/`));
+  if (!kind) throw new Error(`not a Daraja hook: ${key}`);
+  return kind;
 }
 /** The one route that takes a file. */
 export const UPLOAD_ROUTE = 'POST /api/uploads';
@@ -402,7 +409,8 @@ export interface FuzzContext {
   emails: string[];
   /** Amounts an order really costs (the M-Pesa Amount). */
   amounts: number[];
-  darajaSecret: string;
+  /** The secret of each kind of Daraja callback (stk, c2b, rev, ts): each hook opens only with its own. */
+  hookSecret: (kind: HookSecretKind) => string;
   /** Real image files, made by the test: what an honest upload looks like. */
   images: { png: Uint8Array; gif: Uint8Array; tiff: Uint8Array };
 }
@@ -734,7 +742,7 @@ function resourceOf(route: RouteSpec, param: ParamSpec): string {
 
 /** A real id when the test has one for the resource, otherwise an unknown one. */
 function realParam(route: RouteSpec, param: ParamSpec, ctx: FuzzContext): fc.Arbitrary<string> {
-  if (isDarajaHook(route.key)) return fc.constant(ctx.darajaSecret);
+  if (isDarajaHook(route.key)) return fc.constant(ctx.hookSecret(hookKindOf(route.key)));
   const ids = ctx.ids[resourceOf(route, param)] ?? [];
   return ids.length > 0 ? fc.constantFrom(...ids) : unknownParam(param);
 }
@@ -1173,9 +1181,12 @@ export function refusedCases(route: RouteSpec, ctx: FuzzContext): fc.Arbitrary<F
   if (badQuery)
     kinds.push({ weight: 4, arbitrary: cases(route, 'impossible query', 'refused', real, body, { query: badQuery }) });
   if (unsafe) {
-    kinds.push({ weight: 2, arbitrary: cases(route, 'wrong content type', 'refused', real, wrongContentType()) });
-    kinds.push({ weight: 2, arbitrary: cases(route, 'broken JSON', 'refused', real, brokenJson(route, ctx)) });
-    kinds.push({ weight: 2, arbitrary: cases(route, 'truncated multipart', 'refused', real, truncatedMultipart(route, ctx)) });
+    // A Daraja hook keeps whatever body it is sent, as text, and acknowledges it: an
+    // acknowledged callback is never lost. None of these pays or changes anything.
+    const unreadable = daraja ? 'acknowledged' : 'refused';
+    kinds.push({ weight: 2, arbitrary: cases(route, 'wrong content type', unreadable, real, wrongContentType()) });
+    kinds.push({ weight: 2, arbitrary: cases(route, 'broken JSON', unreadable, real, brokenJson(route, ctx)) });
+    kinds.push({ weight: 2, arbitrary: cases(route, 'truncated multipart', unreadable, real, truncatedMultipart(route, ctx)) });
     kinds.push({ weight: 1, arbitrary: cases(route, 'oversized body', 'refused', real, tooLarge(route)) });
     kinds.push({
       weight: 1,

@@ -215,7 +215,7 @@ beforeAll(async () => {
     },
     emails: [ADMIN_EMAIL, victim.user?.email ?? '', shopper.user?.email ?? ''],
     amounts: [Math.ceil(order.totalPrice)],
-    darajaSecret: shop.mpesa.callbackSecret(),
+    hookSecret: shop.mpesa.hookSecret,
     images: { png: await image('png'), gif: await image('gif'), tiff: await image('tiff') },
   };
   routes = await loadRouteSpecs(shop.client());
@@ -271,7 +271,7 @@ describe('regressions found by fuzzing', () => {
       400,
       'not allowed',
     );
-    const callback = await shop.client().request('POST', `/api/hooks/daraja/stk/${ctx.darajaSecret}`, {
+    const callback = await shop.client().request('POST', `/api/hooks/daraja/stk/${ctx.hookSecret('stk')}`, {
       xsrf: false,
       json: { Body: { stkCallback: { MerchantRequestID: 'm', CheckoutRequestID: 'ws_CO_\u0000', ResultCode: 0 } } },
     });

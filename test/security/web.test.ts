@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HOOK_KINDS, hookSecret } from '../../src/server/lib/hook-secrets.js';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { PaymentStatus } from '../../src/shared/schemas/payments.js';
 import type { Product, ProductDetail, ProductPage } from '../../src/shared/schemas/products.js';
@@ -854,6 +855,7 @@ describe('no secrets in any answer or log line', () => {
         ['the Daraja consumer secret', CONSUMER_SECRET],
         ['the Daraja basic credentials', BASIC_CREDENTIALS],
         ['the M-Pesa callback secret', callbackSecret],
+        ...HOOK_KINDS.map((kind): [string, string] => [`the secret of ${kind} callbacks`, hookSecret(callbackSecret, kind)]),
         ['the metrics token', METRICS_TOKEN],
       ];
       expect(sessionTokens.size).toBeGreaterThanOrEqual(4);

@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { MpesaConfig } from '../config.js';
 import type { Db } from '../db/client.js';
 import { sharedSecret } from '../db/meta.js';
+import { type HookSecretKind, hookSecret } from '../lib/hook-secrets.js';
 import type { Notifications } from '../mail/notifications.js';
 import { createDarajaClient, type DarajaClient } from './daraja-client.js';
 import type { InitiatorDeps } from './initiator.js';
@@ -14,15 +15,19 @@ import { credentialKeyFrom, securityCredential } from './security-credential.js'
 
 /**
  * The shop's M-Pesa wiring: the Daraja client (pointed at Safaricom, or at the local simulator
- * started here when MPESA_ENV=simulator), the callback URL with its secret, and the reconciler
+ * started here when MPESA_ENV=simulator), the callback URLs with their secrets, and the reconciler
  * that confirms prompts whose callback never came.
  */
 export interface MpesaRuntime {
   deps: PaymentDeps;
+  /** MPESA_CALLBACK_SECRET (or the one generated and kept in the database): no URL carries it. */
   callbackSecret: () => string;
+  /** The secret in the path of one kind of callback's URLs, derived from callbackSecret (lib/hook-secrets.ts). */
+  hookSecret: (kind: HookSecretKind) => string;
   /**
    * Tells the runtime where the shop listens (the simulator calls back there), and registers the
-   * C2B URLs when MPESA_C2B_REGISTER is on; resolves once they are registered with the simulator.
+   * C2B URLs when MPESA_C2B_REGISTER is on and c2bRegistrationRefusal allows it; resolves once
+   * they are registered with the simulator.
    */
   listening(url: string): Promise<void>;
   startReconciler(): void;
@@ -39,6 +44,12 @@ export async function startMpesa(
   log: FastifyBaseLogger,
 ): Promise<MpesaRuntime> {
   const secret = config.callbackSecret ?? (await sharedSecret(db, 'mpesa_callback_secret'));
+  const secrets: Record<HookSecretKind, string> = {
+    stk: hookSecret(secret, 'stk'),
+    c2b: hookSecret(secret, 'c2b'),
+    rev: hookSecret(secret, 'rev'),
+    ts: hookSecret(secret, 'ts'),
+  };
   let simulator: LocalSimulator | undefined;
   let baseUrl = config.baseUrl;
   if (config.env === 'simulator' && config.simulatorUrl) {
@@ -75,11 +86,11 @@ export async function startMpesa(
     receiptWaitMs: config.receiptWaitMs,
     lipaNaMpesa: lipaNaMpesaOf(config),
     paybillSimulation: config.env === 'simulator' ? { version: config.c2bVersion } : null,
-    callbackUrl: () => `${callbackBase()}/api/hooks/daraja/stk/${secret}`,
+    callbackUrl: () => `${callbackBase()}/api/hooks/daraja/stk/${secrets.stk}`,
     initiator: initiatorDeps(
       config,
       credentialKey,
-      (kind, id, what) => `${callbackBase()}/api/hooks/daraja/${kind}/${secret}/${id}/${what}`,
+      (kind, id, what) => `${callbackBase()}/api/hooks/daraja/${kind}/${secrets[kind]}/${id}/${what}`,
     ),
   };
 
@@ -91,7 +102,7 @@ export async function startMpesa(
   async function registerC2b(): Promise<void> {
     const shop = lipaNaMpesaOf(config);
     const shortCode = 'paybill' in shop ? shop.paybill : shop.till;
-    const hooks = `${callbackBase()}/api/hooks/daraja/c2b/${secret}`;
+    const hooks = `${callbackBase()}/api/hooks/daraja/c2b/${secrets.c2b}`;
     try {
       const outcome = await daraja.registerC2bUrls({
         shortCode,
@@ -111,6 +122,9 @@ export async function startMpesa(
     }
   }
 
+  const c2bRefused = config.c2bRegister ? c2bRegistrationRefusal(config) : null;
+  if (c2bRefused) log.error(c2bRefused);
+
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
   const reconcileNow = () =>
@@ -119,9 +133,10 @@ export async function startMpesa(
   return {
     deps,
     callbackSecret: () => secret,
+    hookSecret: (kind) => secrets[kind],
     listening(url) {
       listenUrl = url;
-      if (!config.c2bRegister) return Promise.resolve();
+      if (!config.c2bRegister || c2bRefused) return Promise.resolve();
       const registration = registerC2b();
       // The local simulator answers at once, and a demo payment made right after start must find
       // the URLs; Safaricom may be slow, and the shop need not wait for it to serve.
@@ -145,6 +160,25 @@ export async function startMpesa(
       await simulator?.close();
     },
   };
+}
+
+/**
+ * Why the shop must not register its C2B URLs, or null when it may. In production, a Paybill
+ * confirmation is a claim that money moved, and only Transaction Status (which needs the
+ * initiator) can check it with M-Pesa; without the initiator, the allow-list of Safaricom's
+ * addresses is what stands between a forged confirmation and a paid order. Neither: no URLs.
+ */
+export function c2bRegistrationRefusal(
+  config: Pick<MpesaConfig, 'env' | 'initiatorName' | 'initiatorPassword' | 'callbackAllowedIps'>,
+): string | null {
+  if (config.env !== 'production') return null;
+  if (config.initiatorName && config.initiatorPassword) return null;
+  if (config.callbackAllowedIps && config.callbackAllowedIps.length > 0) return null;
+  return (
+    'M-Pesa C2B URLs not registered: without MPESA_INITIATOR_NAME and MPESA_INITIATOR_PASSWORD the shop cannot check a Paybill/Till ' +
+    "confirmation with M-Pesa (Transaction Status), so it takes them only from Safaricom's addresses: set MPESA_CALLBACK_ALLOWED_IPS " +
+    '(or the initiator) and restart'
+  );
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { formatKsh } from '../../shared/money.js';
@@ -6,10 +6,10 @@ import { errorBody, idParams, messageBody } from '../../shared/schemas/common.js
 import { paymentStatus, simulatePaybillBody, stkPushBody, stkPushResponse } from '../../shared/schemas/payments.js';
 import type { RateLimitRule } from '../config.js';
 import { unpaidOrderForAmount } from '../domain/orders.js';
-import { AppError } from '../errors.js';
+import type { HookSecretKind } from '../lib/hook-secrets.js';
 import { sameSecret } from '../lib/same-secret.js';
 import { C2B_REJECT_ACCOUNT, receiveC2bConfirmation, validateC2b } from '../mpesa/c2b.js';
-import { type HookKind, receiveInitiatorCallback } from '../mpesa/initiator.js';
+import { CALLBACK_KINDS, type HookKind, receiveInitiatorCallback } from '../mpesa/initiator.js';
 import {
   type PaymentDeps,
   paymentStatus as readPaymentStatus,
@@ -28,6 +28,9 @@ const ACK = { ResultCode: 0, ResultDesc: 'Accepted' };
 
 export interface PaymentRoutesOptions {
   deps: PaymentDeps;
+  /** The secret in the path of each kind of Daraja callback (lib/hook-secrets.ts). */
+  hookSecret: (kind: HookSecretKind) => string;
+  /** MPESA_CALLBACK_SECRET itself, which no URL carries any more. */
   callbackSecret: () => string;
   promptsPerUser: RateLimitRule;
   /** MPESA_CALLBACK_ALLOWED_IPS: callbacks from anywhere else are kept but not acted on. */
@@ -39,7 +42,7 @@ const C2B_CONFIRM_ACK = { ResultCode: 0, ResultDesc: 'Success' };
 
 const paymentRoutes: FastifyPluginAsyncZod<PaymentRoutesOptions> = async (
   app,
-  { deps, callbackSecret, promptsPerUser, callbackAllowedIps },
+  { deps, hookSecret, callbackSecret, promptsPerUser, callbackAllowedIps },
 ) => {
   app.post('/api/orders/stkpush', {
     onRequest: app.requireUser,
@@ -94,36 +97,60 @@ const paymentRoutes: FastifyPluginAsyncZod<PaymentRoutesOptions> = async (
     },
   });
 
-  // Daraja's callbacks are taken as text: the ledger keeps the body exactly as sent, and the
-  // shop parses it only after storing it, so no body (however nested or odd) is lost or crashes.
+  // Daraja's calls are taken as text whatever their content type says, and no body as an empty
+  // one: the ledger keeps each exactly as sent and the shop parses it only after storing it, so no
+  // body (empty, not JSON, however nested or odd) is refused, lost or crashes anything.
   await app.register(async (instance) => {
     const hooks = instance.withTypeProvider<ZodTypeProvider>();
-    hooks.removeContentTypeParser('application/json');
-    hooks.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-      try {
-        JSON.parse(body as string);
-      } catch {
-        done(new AppError(400, 'The body is not valid JSON'));
-        return;
-      }
-      done(null, body);
+    hooks.removeAllContentTypeParsers();
+    hooks.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    hooks.addHook('preValidation', async (request) => {
+      request.body ??= '';
     });
+    // Daraja sends no XSRF token; the path's token is the hook's secret, never logged.
+    const config = { xsrf: false, secretParams: ['token'] };
+    const fromAllowedAddress = (request: FastifyRequest) => !callbackAllowedIps || callbackAllowedIps.includes(request.ip);
+
+    /**
+     * Whether the path carries this kind's own secret (lib/hook-secrets.ts). Any other is answered
+     * as usual and ignored, another kind's included. MPESA_CALLBACK_SECRET itself was every URL's
+     * secret before each kind had its own, and has been in logs: a call with it (to C2B URLs
+     * registered on the Daraja portal before, a Result of a request sent before) is kept when
+     * `keepAs` says how, never acted on, and the log says what to do.
+     */
+    async function rightSecret(
+      kind: HookSecretKind,
+      request: { params: { token: string }; body: string; ip: string; log: FastifyBaseLogger },
+      keepAs?: { kind: string; subjectId?: string | undefined },
+    ): Promise<boolean> {
+      if (sameSecret(request.params.token, hookSecret(kind))) return true;
+      if (sameSecret(request.params.token, callbackSecret())) {
+        if (keepAs) await storeCallback(deps.db, request.body, request.ip, 'old_secret', keepAs.kind, keepAs.subjectId);
+        request.log.warn(
+          { ip: request.ip, hook: kind, kept: keepAs !== undefined },
+          'M-Pesa call to a URL with MPESA_CALLBACK_SECRET itself not acted on: each kind of callback has its own secret now; register the C2B URLs again (docs/payments.md)',
+        );
+        return false;
+      }
+      request.log.warn({ ip: request.ip, hook: kind }, 'M-Pesa call with a wrong secret ignored');
+      return false;
+    }
+
+    const ackSchema = { 200: z.object({ ResultCode: z.number(), ResultDesc: z.string() }) };
+
     hooks.post('/api/hooks/daraja/stk/:token', {
-      config: { xsrf: false },
+      config,
       schema: {
         tags,
-        summary: 'Daraja posts STK results here; the path carries the shop’s callback secret',
+        summary: 'Daraja posts STK results here; the path carries the secret of STK callbacks',
         params: z.object({ token: z.string().max(200) }),
         // The body exactly as Daraja sent it: stored before anything reads it (see below).
         body: z.string(),
-        response: { 200: z.object({ ResultCode: z.number(), ResultDesc: z.string() }) },
+        response: ackSchema,
       },
       handler: async (request) => {
-        if (!sameSecret(request.params.token, callbackSecret())) {
-          request.log.warn({ ip: request.ip }, 'M-Pesa callback with a wrong secret ignored');
-          return ACK;
-        }
-        if (callbackAllowedIps && !callbackAllowedIps.includes(request.ip)) {
+        if (!(await rightSecret('stk', request, { kind: 'stk' }))) return ACK;
+        if (!fromAllowedAddress(request)) {
           // Kept, so nothing is lost if the allow-list is out of date, but never acted on.
           await storeCallback(deps.db, request.body, request.ip, 'refused_ip');
           request.log.warn(
@@ -137,25 +164,20 @@ const paymentRoutes: FastifyPluginAsyncZod<PaymentRoutesOptions> = async (
       },
     });
 
-    // Lipa na M-Pesa by Paybill or Till: the URLs registered with Daraja carry the same secret.
+    // Lipa na M-Pesa by Paybill or Till: the URLs registered with Daraja carry the C2B secret.
     // Neither path names M-Pesa: Daraja silently refuses to register URLs that do.
-    const c2bAllowed = (token: string, request: FastifyRequest) => {
-      if (sameSecret(token, callbackSecret())) return true;
-      request.log.warn({ ip: request.ip }, 'C2B call with a wrong secret ignored');
-      return false;
-    };
     hooks.post('/api/hooks/daraja/c2b/:token/confirm', {
-      config: { xsrf: false },
+      config,
       schema: {
         tags,
-        summary: 'Daraja posts each Paybill or Till payment here; the path carries the shop’s callback secret',
+        summary: 'Daraja posts each Paybill or Till payment here; the path carries the secret of C2B calls',
         params: z.object({ token: z.string().max(200) }),
         body: z.string(),
-        response: { 200: z.object({ ResultCode: z.number(), ResultDesc: z.string() }) },
+        response: ackSchema,
       },
       handler: async (request) => {
-        if (!c2bAllowed(request.params.token, request)) return C2B_CONFIRM_ACK;
-        if (callbackAllowedIps && !callbackAllowedIps.includes(request.ip)) {
+        if (!(await rightSecret('c2b', request, { kind: 'c2b_confirmation' }))) return C2B_CONFIRM_ACK;
+        if (!fromAllowedAddress(request)) {
           await storeCallback(deps.db, request.body, request.ip, 'refused_ip', 'c2b_confirmation');
           request.log.warn(
             { ip: request.ip },
@@ -168,11 +190,12 @@ const paymentRoutes: FastifyPluginAsyncZod<PaymentRoutesOptions> = async (
       },
     });
     // Results of Reversal (rev) and Transaction Status (ts), and their queue-timeout notices: the
-    // path carries the secret and the refund or payment concerned. Answered at once, stored first.
+    // path carries the kind's secret and the refund or payment concerned. Answered at once, stored
+    // first; a timeout notice has no body worth reading, so an empty or garbled one is stored too.
     for (const kind of ['rev', 'ts'] as const satisfies HookKind[]) {
       for (const what of ['result', 'timeout'] as const) {
         hooks.post(`/api/hooks/daraja/${kind}/:token/:id/${what}`, {
-          config: { xsrf: false },
+          config,
           schema: {
             tags,
             summary:
@@ -181,26 +204,24 @@ const paymentRoutes: FastifyPluginAsyncZod<PaymentRoutesOptions> = async (
                 : `Daraja posts the ${what === 'result' ? 'Result' : 'queue timeout'} of a receipt lookup (Transaction Status) here`,
             params: z.object({ token: z.string().max(200), id: z.string().max(100) }),
             body: z.string(),
-            response: { 200: z.object({ ResultCode: z.number(), ResultDesc: z.string() }) },
+            response: ackSchema,
           },
           handler: async (request) => {
-            if (!sameSecret(request.params.token, callbackSecret())) {
-              request.log.warn({ ip: request.ip }, 'M-Pesa result with a wrong secret ignored');
-              return ACK;
-            }
             const id = z.uuid().safeParse(request.params.id);
-            if (!id.success || (callbackAllowedIps && !callbackAllowedIps.includes(request.ip))) {
+            const subjectId = id.success ? id.data : undefined;
+            if (!(await rightSecret(kind, request, { kind: CALLBACK_KINDS[kind][what], subjectId }))) return ACK;
+            if (!subjectId || !fromAllowedAddress(request)) {
               await storeCallback(
                 deps.db,
                 request.body,
                 request.ip,
-                id.success ? 'refused_ip' : 'unknown_subject',
+                subjectId ? 'refused_ip' : 'unknown_subject',
                 `${kind}_${what}`,
               );
               request.log.warn({ ip: request.ip }, 'M-Pesa result kept, not acted on (unknown subject or address)');
               return ACK;
             }
-            await receiveInitiatorCallback({ ...deps, log: request.log }, kind, what, id.data, request.body, request.ip);
+            await receiveInitiatorCallback({ ...deps, log: request.log }, kind, what, subjectId, request.body, request.ip);
             return ACK;
           },
         });
@@ -208,7 +229,7 @@ const paymentRoutes: FastifyPluginAsyncZod<PaymentRoutesOptions> = async (
     }
 
     hooks.post('/api/hooks/daraja/c2b/:token/validate', {
-      config: { xsrf: false },
+      config,
       schema: {
         tags,
         summary: 'Daraja asks here whether to take a Paybill payment (when validation is on for the shortcode)',
@@ -216,9 +237,10 @@ const paymentRoutes: FastifyPluginAsyncZod<PaymentRoutesOptions> = async (
         body: z.string(),
         response: { 200: z.object({ ResultCode: z.string(), ResultDesc: z.string() }) },
       },
-      // Daraja waits about 8 s for this answer: one indexed read, nothing else.
+      // Daraja waits about 8 s for this answer: one indexed read, nothing else. A question needs
+      // no keeping: the confirmation that follows a payment is what counts.
       handler: async (request) => {
-        if (!c2bAllowed(request.params.token, request)) return C2B_REJECT_ACCOUNT;
+        if (!(await rightSecret('c2b', request))) return C2B_REJECT_ACCOUNT;
         return validateC2b(deps, request.body);
       },
     });

@@ -118,9 +118,8 @@ export async function settleAfter(tx: Queryable, deps: LedgerDeps, orderId: stri
   // A query-settled payment has no receipt yet: its mail waits for the callback (or for
   // notifyAwaitingReceipts, when none comes), so that it carries the receipt whenever it can.
   if (settlement.changed && settlement.paidBy?.receipt) await notifyPaid(tx, deps, settlement.paidBy);
-  if (settlement.changed) {
-    deps.log.info({ orderId, isPaid: settlement.isPaid }, settlement.isPaid ? 'order paid' : 'order no longer covered: unpaid');
-  }
+  // Paid is logged by the path that recorded the payment; unpaid again is news of its own.
+  if (settlement.changed && !settlement.isPaid) deps.log.warn({ orderId }, 'order no longer covered by its money: unpaid');
   return settlement;
 }
 
