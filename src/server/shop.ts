@@ -21,8 +21,8 @@ import { outboxTransport, smtpTransport } from './mail/mailer.js';
 import { createNotifications } from './mail/notifications.js';
 import { MailWorker, mailQueueDepth } from './mail/queue.js';
 import { watchShop } from './metrics.js';
-import { lipaNaMpesaOf } from './mpesa/lipa-na-mpesa.js';
-import { type MpesaRuntime, startMpesa } from './mpesa/runtime.js';
+import { lipaNaMpesaOf } from './payments/lipa-na-mpesa.js';
+import { type MpesaRuntime, startMpesa } from './payments/runtime.js';
 import { connectRedis } from './redis.js';
 
 export interface RunningShop {

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_CALLBACK_TRIES } from '../../src/server/mpesa/payments.js';
+import { MAX_CALLBACK_TRIES } from '../../src/server/payments/stk.js';
 import type { DarajaSimulator } from '../../src/server/mpesa/simulator/index.js';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { LedgerPayment, PaymentStatus } from '../../src/shared/schemas/payments.js';

@@ -40,6 +40,13 @@ function violation(file: string, specifier: string): string | undefined {
   if (within(file, 'src/shared') && !within(to, 'src/shared')) return 'src/shared imports only src/shared';
   if (within(file, 'src/server') && within(to, 'src/web')) return 'the server does not import the web app';
   if (within(file, 'src/web') && within(to, 'src/server')) return 'the web app does not import the server';
+  // The payment rules (domain/) and the wire (mpesa/) know nothing of each other; payments/ joins them.
+  if (within(file, 'src/server/mpesa') && (within(to, 'src/server/domain') || within(to, 'src/server/payments'))) {
+    return 'mpesa/ is the wire: it imports no payment rules';
+  }
+  if (within(file, 'src/server/domain') && (within(to, 'src/server/mpesa') || within(to, 'src/server/payments'))) {
+    return 'domain/ holds the rules: it imports nothing of M-Pesa';
+  }
   return undefined;
 }
 
@@ -57,7 +64,10 @@ describe('import boundaries', () => {
       specifiers(`import a from './a.js';\nexport { b } from "../b.js";\nimport './c.css';\nawait import('./d.js');`),
     ).toEqual(['./a.js', '../b.js', './c.css', './d.js']);
     expect(violation('src/server/cluster.ts', '../../tools/daraja-simulator/index.js')).toMatch(/outside src/);
-    expect(violation('src/server/mpesa/runtime.ts', '../../../test/support/shop.js')).toMatch(/outside src/);
+    expect(violation('src/server/payments/runtime.ts', '../../../test/support/shop.js')).toMatch(/outside src/);
+    expect(violation('src/server/mpesa/daraja-client.ts', '../domain/payments/ledger.js')).toMatch(/imports no payment rules/);
+    expect(violation('src/server/domain/payments/ledger.ts', '../../mpesa/daraja-client.js')).toMatch(/nothing of M-Pesa/);
+    expect(violation('src/server/payments/stk.ts', '../domain/payments/ledger.js')).toBeUndefined();
     expect(violation('src/shared/pricing.ts', '../server/config.js')).toMatch(/src\/shared/);
     expect(violation('src/web/app/api.ts', '../../server/app.js')).toMatch(/web app/);
     expect(violation(`${SIMULATOR}/index.ts`, '../daraja-client.js')).toMatch(/simulator/);

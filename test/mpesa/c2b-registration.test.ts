@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MpesaConfig } from '../../src/server/config.js';
-import { c2bRegistrationRefusal } from '../../src/server/mpesa/runtime.js';
 import { type DarajaSimulator, startDarajaSimulator } from '../../src/server/mpesa/simulator/index.js';
+import { c2bRegistrationRefusal } from '../../src/server/payments/runtime.js';
 import { startTestShop } from '../support/shop.js';
 
 /**

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDarajaClient, type DarajaClient, DarajaError } from '../../src/server/mpesa/daraja-client.js';
-import { parseInitiatorResult } from '../../src/server/mpesa/initiator.js';
+import { parseInitiatorResult } from '../../src/server/mpesa/initiator-result.js';
 import { securityCredential } from '../../src/server/mpesa/security-credential.js';
 import { type DarajaSimulator, startDarajaSimulator } from '../../src/server/mpesa/simulator/index.js';
 

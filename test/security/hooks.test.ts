@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOOK_KINDS, type HookSecretKind, hookSecret } from '../../src/server/lib/hook-secrets.js';
-import { CALLBACK_KINDS } from '../../src/server/mpesa/initiator.js';
+import { CALLBACK_KINDS } from '../../src/server/payments/initiator.js';
 import type { DarajaSimulator } from '../../src/server/mpesa/simulator/index.js';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { PaymentStatus } from '../../src/shared/schemas/payments.js';

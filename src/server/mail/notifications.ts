@@ -1,7 +1,7 @@
 import type { Order } from '../../shared/schemas/orders.js';
 import type { Queryable } from '../db/client.js';
 import { readSettings } from '../domain/settings.js';
-import type { LipaNaMpesa } from '../mpesa/lipa-na-mpesa.js';
+import type { LipaNaMpesa } from '../payments/lipa-na-mpesa.js';
 import { enqueueMail } from './queue.js';
 import {
   type AccountChange,

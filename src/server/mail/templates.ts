@@ -4,7 +4,7 @@ import { formatKsh, fromCents, toCents } from '../../shared/money.js';
 import { EXCEPTION_REASON } from '../../shared/payment-exceptions.js';
 import type { Order } from '../../shared/schemas/orders.js';
 import type { PaymentException } from '../../shared/schemas/payments.js';
-import type { LipaNaMpesa } from '../mpesa/lipa-na-mpesa.js';
+import type { LipaNaMpesa } from '../payments/lipa-na-mpesa.js';
 import type { MailMessage } from './mailer.js';
 
 /**

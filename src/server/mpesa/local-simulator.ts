@@ -13,7 +13,7 @@ export interface LocalSimulator {
 /**
  * Starts the Daraja simulator for MPESA_ENV=simulator with the shop's simulator-mode key, secret,
  * shortcode and passkey, so that the shop's own Daraja client can talk to it over HTTP. Used by a
- * single process (mpesa/runtime.ts) and by the cluster primary for all its workers (cluster.ts).
+ * single process (payments/runtime.ts) and by the cluster primary for all its workers (cluster.ts).
  *
  * The simulator is imported only here and only when called: a shop pointed at Safaricom never
  * loads the test double.

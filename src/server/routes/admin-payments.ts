@@ -19,8 +19,8 @@ import {
 } from '../domain/payments/ledger.js';
 import { resolveUnansweredRefund } from '../domain/payments/refunds.js';
 import type { Notifications } from '../mail/notifications.js';
-import { requestRefund } from '../mpesa/initiator.js';
-import type { PaymentDeps } from '../mpesa/payments.js';
+import { requestRefund } from '../payments/initiator.js';
+import type { PaymentDeps } from '../payments/stk.js';
 import { currentUser } from '../plugins/sessions.js';
 
 const tags = ['admin', 'payments'];

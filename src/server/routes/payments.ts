@@ -8,8 +8,8 @@ import type { RateLimitRule } from '../config.js';
 import { unpaidOrderForAmount } from '../domain/orders.js';
 import type { HookSecretKind } from '../lib/hook-secrets.js';
 import { sameSecret } from '../lib/same-secret.js';
-import { C2B_REJECT_ACCOUNT, receiveC2bConfirmation, validateC2b } from '../mpesa/c2b.js';
-import { CALLBACK_KINDS, type HookKind, receiveInitiatorCallback } from '../mpesa/initiator.js';
+import { C2B_REJECT_ACCOUNT, receiveC2bConfirmation, validateC2b } from '../payments/paybill.js';
+import { CALLBACK_KINDS, type HookKind, receiveInitiatorCallback } from '../payments/initiator.js';
 import {
   type PaymentDeps,
   paymentStatus as readPaymentStatus,
@@ -17,7 +17,7 @@ import {
   requestPayment,
   simulatePaybillPayment,
   storeCallback,
-} from '../mpesa/payments.js';
+} from '../payments/stk.js';
 import { currentUser } from '../plugins/sessions.js';
 
 const tags = ['payments'];

@@ -19,14 +19,13 @@ import type { SessionUser } from '../domain/sessions.js';
 import { AppError, badRequest, notFound } from '../errors.js';
 import type { Notifications } from '../mail/notifications.js';
 import { countPayment, countPaymentException, paymentOutcomeOf } from '../metrics.js';
-import { processC2bConfirmation } from './c2b.js';
 import {
   type DarajaClient,
   DarajaError,
   type ParsedStkCallback,
   parseStkCallback,
   type StkQueryResult,
-} from './daraja-client.js';
+} from '../mpesa/daraja-client.js';
 import {
   type InitiatorDeps,
   isInitiatorCallback,
@@ -35,6 +34,7 @@ import {
   reconcileRefunds,
 } from './initiator.js';
 import { amountStillDue, howToPayWithout, type LipaNaMpesa } from './lipa-na-mpesa.js';
+import { processC2bConfirmation } from './paybill.js';
 
 /**
  * Paying an order with M-Pesa STK push: record the prompt, ask Daraja to send it, take in the

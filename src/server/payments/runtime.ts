@@ -6,12 +6,12 @@ import type { Db } from '../db/client.js';
 import { sharedSecret } from '../db/meta.js';
 import { type HookSecretKind, hookSecret } from '../lib/hook-secrets.js';
 import type { Notifications } from '../mail/notifications.js';
-import { createDarajaClient, type DarajaClient } from './daraja-client.js';
+import { createDarajaClient, type DarajaClient } from '../mpesa/daraja-client.js';
+import { type LocalSimulator, startLocalSimulator } from '../mpesa/local-simulator.js';
+import { credentialKeyFrom, securityCredential } from '../mpesa/security-credential.js';
 import type { InitiatorDeps } from './initiator.js';
 import { lipaNaMpesaOf } from './lipa-na-mpesa.js';
-import { type LocalSimulator, startLocalSimulator } from './local-simulator.js';
-import { type PaymentDeps, reconcilePendingPayments } from './payments.js';
-import { credentialKeyFrom, securityCredential } from './security-credential.js';
+import { type PaymentDeps, reconcilePendingPayments } from './stk.js';
 
 /**
  * The shop's M-Pesa wiring: the Daraja client (pointed at Safaricom, or at the local simulator

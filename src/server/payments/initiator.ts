@@ -23,9 +23,10 @@ import {
   refundTarget,
 } from '../domain/payments/refunds.js';
 import { AppError } from '../errors.js';
-import { isRecord, parseDarajaDate } from './daraja-callback.js';
-import { DarajaError } from './daraja-client.js';
-import { finishCallback, type PaymentDeps, storeCallback } from './payments.js';
+import { parseDarajaDate } from '../mpesa/daraja-callback.js';
+import { DarajaError } from '../mpesa/daraja-client.js';
+import { type InitiatorResult, parseInitiatorResult, text } from '../mpesa/initiator-result.js';
+import { finishCallback, type PaymentDeps, storeCallback } from './stk.js';
 
 /**
  * Daraja's initiator APIs (docs/payments.md, Reversal, Transaction Status, SecurityCredential,
@@ -63,63 +64,6 @@ const INITIATOR_KINDS = new Set<string>(Object.values(CALLBACK_KINDS).flatMap((k
 
 export function isInitiatorCallback(kind: string): kind is InitiatorCallbackKind {
   return INITIATOR_KINDS.has(kind);
-}
-
-// ------------------------------------------------------------------------------------------------
-// The Result body
-// ------------------------------------------------------------------------------------------------
-
-export interface InitiatorResult {
-  /** Always a string: 0, 1, 2001, R000001, SFC_IC0003 … */
-  resultCode: string;
-  resultDesc: string;
-  conversationId: string | null;
-  originatorConversationId: string | null;
-  /** The reversal's own receipt on success; a placeholder for Transaction Status. */
-  transactionId: string | null;
-  /** ResultParameters by key, spaces removed from the keys. */
-  parameters: Map<string, unknown>;
-}
-
-function asList(value: unknown): unknown[] {
-  if (Array.isArray(value)) return value;
-  return value === undefined || value === null ? [] : [value];
-}
-
-function text(value: unknown): string | null {
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  if (typeof value !== 'string') return null;
-  const trimmed = value.trim();
-  return trimmed === '' ? null : trimmed;
-}
-
-/** Reads a Result leniently: ResultCode number or string, ResultParameter one object or a list. */
-export function parseInitiatorResult(body: string): InitiatorResult | null {
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    return null;
-  }
-  if (!isRecord(json) || !isRecord(json.Result)) return null;
-  const result = json.Result;
-  const resultCode = text(result.ResultCode);
-  if (resultCode === null) return null;
-  const parameters = new Map<string, unknown>();
-  const holder = isRecord(result.ResultParameters) ? result.ResultParameters.ResultParameter : undefined;
-  for (const item of asList(holder)) {
-    if (!isRecord(item) || typeof item.Key !== 'string') continue;
-    const key = item.Key.replace(/\s+/g, '');
-    if (!parameters.has(key)) parameters.set(key, item.Value);
-  }
-  return {
-    resultCode,
-    resultDesc: text(result.ResultDesc) ?? '',
-    conversationId: text(result.ConversationID),
-    originatorConversationId: text(result.OriginatorConversationID),
-    transactionId: text(result.TransactionID),
-    parameters,
-  };
 }
 
 /** Why M-Pesa refused a reversal, in the merchant's words (docs/payments.md, Reversal result codes). */

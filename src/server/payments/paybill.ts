@@ -9,9 +9,9 @@ import {
   type LedgerRow,
   recordPayment,
 } from '../domain/payments/ledger.js';
-import { isRecord, nonEmptyString, parseDarajaDate } from './daraja-callback.js';
+import { parseC2bBody } from '../mpesa/c2b-body.js';
 import { sendConfirmationLookup } from './initiator.js';
-import { finishCallback, type PaymentDeps, storeCallback } from './payments.js';
+import { finishCallback, type PaymentDeps, storeCallback } from './stk.js';
 
 /**
  * Lipa na M-Pesa by Paybill or Till (C2B): the shopper pays from the M-Pesa menu, and Daraja
@@ -21,63 +21,6 @@ import { finishCallback, type PaymentDeps, storeCallback } from './payments.js';
  * the shortcode, Daraja first asks the validation URL, which refuses an account number that names
  * no order; with it off, an unknown account lands in the ledger as unmatched for the merchant.
  */
-
-export interface C2bPayment {
-  receipt: string;
-  /** In cents; null when M-Pesa wrote an amount that is zero, negative or unreadable. */
-  amountCents: number | null;
-  /** TransAmount exactly as M-Pesa wrote it, for the merchant when it cannot be read. */
-  rawAmount: string;
-  /** What the shopper typed as the account number; empty for a till payment. */
-  accountNumber: string;
-  shortcode: string;
-  /** Masked (v2) or hashed (v1) by Daraja: kept for the merchant, never used as a number to call. */
-  msisdn: string | null;
-  transactionAt: Date | null;
-}
-
-/** Ksh 10 million: no single M-Pesa payment comes near it. */
-const MAX_READABLE_CENTS = 1_000_000_000;
-
-/**
- * TransAmount as M-Pesa may write it: a number, or a string with spaces or thousands separators
- * ("1,500.00", " 1500 "). Null for anything that is not a positive amount in shillings and cents.
- */
-export function parseTransAmount(value: unknown): number | null {
-  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.replace(/[\s,]/g, '') : '';
-  if (!/^\d+(\.\d{1,2})?$/.test(text)) return null;
-  const cents = Math.round(Number(text) * 100);
-  // Far above any M-Pesa transaction: not an amount M-Pesa wrote, whatever it reads as.
-  return cents > 0 && cents <= MAX_READABLE_CENTS ? cents : null;
-}
-
-/** The fields of a C2B validation or confirmation body that the shop uses; null when it has no receipt. */
-export function parseC2bBody(body: string): C2bPayment | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch {
-    return null;
-  }
-  if (!isRecord(value)) return null;
-  const receipt = nonEmptyString(value.TransID);
-  if (receipt === null) return null;
-  return {
-    receipt: receipt.toUpperCase(),
-    amountCents: parseTransAmount(value.TransAmount),
-    rawAmount:
-      value.TransAmount === undefined
-        ? ''
-        : String(typeof value.TransAmount === 'object' ? JSON.stringify(value.TransAmount) : value.TransAmount),
-    accountNumber: typeof value.BillRefNumber === 'string' ? value.BillRefNumber : '',
-    shortcode:
-      typeof value.BusinessShortCode === 'string' || typeof value.BusinessShortCode === 'number'
-        ? String(value.BusinessShortCode).trim()
-        : '',
-    msisdn: nonEmptyString(value.MSISDN),
-    transactionAt: parseDarajaDate(value.TransTime),
-  };
-}
 
 /** Daraja's answers to a validation request (a string ResultCode, as documented). */
 export const C2B_ACCEPT = { ResultCode: '0', ResultDesc: 'Accepted' } as const;
