@@ -1,5 +1,6 @@
 import type { ProductSort } from '../../shared/constants';
 import { routePath } from '../../shared/routes';
+import type { LedgerFilter } from '../../shared/schemas/payments';
 
 /** The listing's order and price range: query parameters, so a link or a reload keeps them. */
 export interface ListingFilters {
@@ -67,7 +68,7 @@ export const paths = {
     mail: to('adminMail', {}),
     settings: to('adminSettings', {}),
     /** The payment ledger; the filter and page live in the query string, so a view can be linked. */
-    payments: (status: 'all' | 'exception' | 'unmatched' = 'all', page = 1) => {
+    payments: (status: LedgerFilter = 'all', page = 1) => {
       const query = new URLSearchParams();
       if (status !== 'all') query.set('status', status);
       if (page > 1) query.set('pageNumber', String(page));

@@ -107,7 +107,9 @@ function ResolveForm({ payment, onClose }: { payment: LedgerPayment; onClose: (d
         hint={
           unansweredRefund
             ? 'Check your M-Pesa statement for a reversal of this receipt, then say what it shows.'
-            : 'What you did about it, e.g. “Refunded by M-Pesa reversal” or “Kept as credit”.'
+            : // Resolving closes the exception and keeps the note; it moves no money and changes
+              // nothing the payment pays (it counts towards its order until it is refunded).
+              'What you decided, e.g. “Customer keeps it as credit for the next order”. This only records your note: what the payment pays stays as it is, and only Refund sends money back.'
         }
       />
       <div className="d-flex flex-wrap gap-2">
@@ -193,6 +195,36 @@ function ExceptionActions({ payment, describedBy }: { payment: LedgerPayment; de
 }
 
 /**
+ * What the server adds for the admin: the two amounts of a receipt recorded by hand with another
+ * figure than M-Pesa's, and why M-Pesa has not confirmed a payment (or the amount it sent, unreadable).
+ */
+function PaymentDetail({ payment }: { payment: LedgerPayment }) {
+  const { recordedAmount, detail } = payment;
+  return (
+    <>
+      {typeof recordedAmount === 'number' && (
+        <p className="mb-2" data-testid="amount-mismatch">
+          {/* Figures stay whole and the dot stays with the first: a phone breaks the line between them. */}
+          Recorded by hand: <span className="text-nowrap">{formatKsh(recordedAmount)} ·</span>{' '}
+          <span className="text-nowrap fw-semibold">M-Pesa: {formatKsh(payment.amount)}</span>
+        </p>
+      )}
+      {typeof detail === 'string' && detail !== '' && (
+        <p className="small mb-2 text-break" data-testid="payment-detail">
+          {payment.exception === 'bad_amount' ? (
+            <>
+              Amount as M-Pesa sent it: <span className="font-monospace">“{detail}”</span>
+            </>
+          ) : (
+            detail
+          )}
+        </p>
+      )}
+    </>
+  );
+}
+
+/**
  * One payment of the ledger as a card of labelled fields: it reads the same on a phone as on a
  * desktop, with nothing to scroll sideways. An exception says why in words, and offers its actions.
  */
@@ -236,6 +268,7 @@ export default function PaymentCard({ payment }: { payment: LedgerPayment }) {
           </dd>
         </dl>
         {reason && <p className={open ? 'text-danger fw-semibold mb-2' : 'text-body-secondary small mb-2'}>{reason}</p>}
+        <PaymentDetail payment={payment} />
         {payment.note && (
           <p className="mb-2">
             <strong>Note: </strong>

@@ -7,7 +7,7 @@ import { makeStore } from '../../app/store';
 import { EXCEPTION_REASON, receivedTime } from '../../lib/ledgerText';
 import { manualPaymentForm, orderFrom, orderProblem, orderReference } from '../../lib/paymentForms';
 import { setCredentials } from '../../stores/authSlice';
-import PaymentListScreen from './PaymentListScreen';
+import PaymentListScreen, { filterFrom } from './PaymentListScreen';
 
 const ORDER = '0b6f7c1e-3a52-4d7e-9f1a-2c4b5d6e7f80';
 
@@ -40,7 +40,16 @@ const LEDGER: LedgerPayment[] = [
   }),
   payment({ _id: 'p3', receipt: 'SKL4A7K2QC', amount: 300, status: 'exception', exception: 'amount_short' }),
   payment({ _id: 'p4', receipt: null, status: 'exception', exception: 'receipt_missing', source: 'stk_query' }),
-  payment({ _id: 'p5', receipt: 'SKL4A7K2QE', status: 'exception', exception: 'unconfirmed', orderId: null, orderNumber: null }),
+  payment({
+    _id: 'p5',
+    receipt: 'SKL4A7K2QE',
+    status: 'exception',
+    exception: 'unconfirmed',
+    source: 'c2b',
+    orderId: null,
+    orderNumber: null,
+    detail: 'Waiting for M-Pesa to confirm this Paybill payment…',
+  }),
   payment({ _id: 'p6', receipt: 'SKL4A7K2QF', status: 'resolved', exception: 'double_payment', note: 'Refunded by reversal' }),
   payment({ _id: 'p7', receipt: 'SKL4A7K2QG', source: 'manual', phone: null }),
   payment({ _id: 'p8', receipt: 'SKL4A7K2QH', amount: 600, status: 'credited', exception: 'overpaid', source: 'manual' }),
@@ -50,6 +59,35 @@ const LEDGER: LedgerPayment[] = [
     status: 'refund_pending',
     exception: 'refund_unanswered',
     refund: { requestedAt: '2026-11-24T09:00:00.000Z', completedAt: null, failureReason: null, failedAt: null },
+  }),
+  // Recorded by hand as 3,000; M-Pesa's confirmation says 3,300, and M-Pesa's amount is kept.
+  payment({
+    _id: 'p10',
+    receipt: 'SKL4A7K2QK',
+    amount: 3300,
+    recordedAmount: 3000,
+    source: 'c2b',
+    status: 'credited',
+    exception: 'amount_mismatch',
+  }),
+  payment({
+    _id: 'p11',
+    receipt: 'SKL4A7K2QL',
+    amount: 0,
+    source: 'c2b',
+    status: 'exception',
+    exception: 'bad_amount',
+    detail: '-300.00',
+  }),
+  // Resolved with a note, and still never confirmed by M-Pesa: nothing to send back.
+  payment({
+    _id: 'p12',
+    receipt: 'SKL4A7K2QM',
+    source: 'c2b',
+    status: 'resolved',
+    exception: 'unconfirmed',
+    note: 'Not on the statement: a forged SMS',
+    detail: 'M-Pesa’s Transaction Status did not find this receipt.',
   }),
 ];
 
@@ -125,7 +163,10 @@ describe('the ledger’s words', () => {
       overpaid: 'More than the amount due: the order is paid. Refund the difference or keep it as credit.',
       receipt_missing: 'Settled by the status query; the M-Pesa receipt has not arrived yet.',
       unconfirmed:
-        'M-Pesa’s status check did not confirm this payment. Find the receipt on your M-Pesa statement before acting on it.',
+        'M-Pesa has not confirmed this payment, so it pays nothing. Find the receipt on your M-Pesa statement before acting on it.',
+      amount_mismatch:
+        'Recorded by hand with another amount than M-Pesa’s. M-Pesa’s amount counts, and a refund sends back what M-Pesa holds.',
+      bad_amount: 'M-Pesa sent an amount that could not be read. It pays nothing: check your M-Pesa statement.',
       refund_unanswered:
         'A refund was sent to M-Pesa but no answer came, even after retries. Check your M-Pesa statement to see whether the money went back.',
     });
@@ -193,7 +234,10 @@ describe('PaymentListScreen', () => {
     expect(within(cardOf('SKL4A7K2QH')).getByRole('button', { name: 'Resolve' })).toBeTruthy();
     // An unanswered refund too: the merchant checks the statement and resolves it.
     expect(within(cardOf('SKL4A7K2QJ')).getByRole('button', { name: 'Resolve' })).toBeTruthy();
-    expect(screen.getAllByRole('button', { name: 'Resolve' })).toHaveLength(7);
+    // A mismatch paid its order with M-Pesa's amount, and an unreadable amount paid nothing: both are open.
+    expect(within(cardOf('SKL4A7K2QK')).getByRole('button', { name: 'Resolve' })).toBeTruthy();
+    expect(within(cardOf('SKL4A7K2QL')).getByRole('button', { name: 'Resolve' })).toBeTruthy();
+    expect(screen.getAllByRole('button', { name: 'Resolve' })).toHaveLength(9);
     // Only a payment that pays no order may be given one: unmatched, or unconfirmed.
     expect(within(cardOf('SKL4A7K2QE')).getByRole('button', { name: 'Assign to order' })).toBeTruthy();
     expect(screen.getAllByRole('button', { name: 'Assign to order' })).toHaveLength(2);
@@ -230,6 +274,18 @@ describe('PaymentListScreen', () => {
     fireEvent.click(screen.getByRole('link', { name: 'Unmatched' }));
     await waitFor(() => expect(ledgerCalls().at(-1)?.url.search).toBe('?status=unmatched'));
 
+    fireEvent.click(screen.getByRole('link', { name: 'Unconfirmed' }));
+    await waitFor(() => expect(ledgerCalls().at(-1)?.url.search).toBe('?status=unconfirmed'));
+    expect(screen.getByTestId('location').textContent).toBe('/admin/payments?status=unconfirmed');
+    expect(screen.getByRole('link', { name: 'Unconfirmed' }).getAttribute('aria-current')).toBe('page');
+    expect(screen.getByRole('link', { name: 'Page 2' }).getAttribute('href')).toBe(
+      '/admin/payments?status=unconfirmed&pageNumber=2',
+    );
+    // The export gives the same payments as the screen.
+    expect(screen.getByRole('link', { name: 'Export CSV' }).getAttribute('href')).toBe(
+      '/api/admin/exports/payments.csv?status=unconfirmed',
+    );
+
     fireEvent.click(screen.getByRole('link', { name: 'All' }));
     await waitFor(() => expect(screen.getByTestId('location').textContent).toBe('/admin/payments'));
   });
@@ -238,6 +294,75 @@ describe('PaymentListScreen', () => {
     renderAt('/admin/payments?status=unmatched&pageNumber=2');
     await screen.findAllByRole('article');
     expect(ledgerCalls().at(-1)?.url.search).toBe('?status=unmatched&pageNumber=2');
+  });
+
+  it('opens the Unconfirmed view from its link, and says when nothing waits there', async () => {
+    expect(filterFrom('unconfirmed')).toBe('unconfirmed');
+    expect(filterFrom('unconfirmed ')).toBe('all');
+    answer = () => ({ status: 200, body: { payments: [], page: 1, pages: 1 } satisfies LedgerPage });
+    renderAt('/admin/payments?status=unconfirmed');
+    expect(await screen.findByText('No unconfirmed payments.')).toBeTruthy();
+    expect(ledgerCalls().at(-1)?.url.search).toBe('?status=unconfirmed');
+    expect(screen.getByRole('link', { name: 'Unconfirmed' }).getAttribute('aria-current')).toBe('page');
+  });
+
+  it('says why M-Pesa has not confirmed a payment, and what it sent for an unreadable amount', async () => {
+    renderAt('/admin/payments');
+    await screen.findAllByRole('article');
+    const unconfirmed = within(cardOf('SKL4A7K2QE'));
+    expect(unconfirmed.getByTestId('payment-detail').textContent).toBe('Waiting for M-Pesa to confirm this Paybill payment…');
+    // Under the reason it explains.
+    const reason = unconfirmed.getByText(EXCEPTION_REASON.unconfirmed);
+    expect(reason.compareDocumentPosition(unconfirmed.getByTestId('payment-detail'))).toBe(Node.DOCUMENT_POSITION_FOLLOWING);
+    expect(within(cardOf('SKL4A7K2QL')).getByTestId('payment-detail').textContent).toBe('Amount as M-Pesa sent it: “-300.00”');
+    // Resolved, the detail still says what M-Pesa answered, beside the admin's note.
+    const resolved = within(cardOf('SKL4A7K2QM'));
+    expect(resolved.getByTestId('payment-detail').textContent).toBe('M-Pesa’s Transaction Status did not find this receipt.');
+    expect(resolved.getByText('Not on the statement: a forged SMS')).toBeTruthy();
+    // No detail, no line.
+    expect(within(cardOf('SKL4A7K2QA')).queryByTestId('payment-detail')).toBeNull();
+    expect(screen.getAllByTestId('payment-detail')).toHaveLength(3);
+  });
+
+  it('shows both figures of a receipt recorded by hand with another amount than M-Pesa’s', async () => {
+    renderAt('/admin/payments');
+    await screen.findAllByRole('article');
+    const card = within(cardOf('SKL4A7K2QK'));
+    expect(card.getByTestId('amount-mismatch').textContent).toBe('Recorded by hand: Ksh. 3,000.00 · M-Pesa: Ksh. 3,300.00');
+    expect(card.getByText(EXCEPTION_REASON.amount_mismatch)).toBeTruthy();
+    // Only there.
+    expect(screen.getAllByTestId('amount-mismatch')).toHaveLength(1);
+    // A refund sends back what M-Pesa holds, and says so before it is asked.
+    fireEvent.click(card.getByRole('button', { name: 'Refund' }));
+    const dialog = within(await screen.findByRole('dialog'));
+    expect(dialog.getByText(/reverse the whole payment of Ksh\. 3,300\.00 \(receipt SKL4A7K2QK\)/)).toBeTruthy();
+  });
+
+  it('offers no refund of a payment M-Pesa has not confirmed, or whose amount it sent unreadable', async () => {
+    renderAt('/admin/payments');
+    await screen.findAllByRole('article');
+    for (const receipt of ['SKL4A7K2QE', 'SKL4A7K2QL', 'SKL4A7K2QM']) {
+      expect(within(cardOf(receipt)).queryByRole('button', { name: 'Refund' }), receipt).toBeNull();
+    }
+    // They may still be dealt with: the open ones resolved with a note, the unconfirmed one assigned.
+    expect(
+      within(cardOf('SKL4A7K2QE'))
+        .getAllByRole('button')
+        .map((b) => b.textContent),
+    ).toEqual(['Assign to order', 'Resolve']);
+    expect(
+      within(cardOf('SKL4A7K2QL'))
+        .getAllByRole('button')
+        .map((b) => b.textContent),
+    ).toEqual(['Resolve']);
+    expect(within(cardOf('SKL4A7K2QM')).queryAllByRole('button')).toEqual([]);
+    // Every other payment with a receipt and no refund under way may be refunded, resolved ones too.
+    expect(
+      screen
+        .getAllByRole('button', { name: 'Refund' })
+        .map((b) => b.closest('article')?.querySelector('h2')?.textContent)
+        .sort(),
+    ).toEqual(['SKL4A7K2QA', 'SKL4A7K2QB', 'SKL4A7K2QC', 'SKL4A7K2QF', 'SKL4A7K2QG', 'SKL4A7K2QH', 'SKL4A7K2QK']);
   });
 
   it('assigns an unmatched payment by the full order id, and refuses a shortened one', async () => {
@@ -294,6 +419,12 @@ describe('PaymentListScreen', () => {
     renderAt('/admin/payments');
     const card = within(await screen.findByRole('article', { name: 'SKL4A7K2QA' }));
     fireEvent.click(card.getByRole('button', { name: 'Resolve' }));
+    // Resolving records a decision; it neither keeps nor releases money, and the hint says so.
+    const hint = card.getByText(/only records your note/);
+    expect(hint.textContent).toBe(
+      'What you decided, e.g. “Customer keeps it as credit for the next order”. This only records your note: what the payment pays stays as it is, and only Refund sends money back.',
+    );
+    expect(card.queryByText(/Kept as credit/)).toBeNull();
     fireEvent.click(card.getByRole('button', { name: 'Mark resolved' }));
     expect(await card.findByText('Write a note')).toBeTruthy();
     expect(calls.some((c) => c.method === 'POST')).toBe(false);

@@ -17,6 +17,8 @@ const FILTERS: { value: LedgerFilter; label: string; empty: string }[] = [
   { value: 'all', label: 'All', empty: 'No M-Pesa payments yet.' },
   { value: 'exception', label: 'Exceptions', empty: 'No exceptions: every payment is accounted for.' },
   { value: 'unmatched', label: 'Unmatched', empty: 'No unmatched payments.' },
+  // Paybill payments wait here for M-Pesa's Transaction Status, and stay if M-Pesa does not confirm them.
+  { value: 'unconfirmed', label: 'Unconfirmed', empty: 'No unconfirmed payments.' },
 ];
 
 /** The filter in the address (?status=exception); anything unknown shows them all. */
@@ -71,7 +73,7 @@ export default function PaymentListScreen() {
       </div>
 
       <nav aria-label="Which payments" className="d-flex flex-wrap align-items-start gap-2 mb-3">
-        <ul className="nav nav-pills gap-2 me-auto">
+        <ul className="nav nav-pills gap-2 me-auto ledger-filters">
           {FILTERS.map((f) => (
             <li key={f.value} className="nav-item">
               <Link

@@ -5,6 +5,7 @@ import Col from 'react-bootstrap/Col';
 import Form from 'react-bootstrap/Form';
 import Row from 'react-bootstrap/Row';
 import Spinner from 'react-bootstrap/Spinner';
+import { formatKsh } from '../../../shared/money';
 import FormField from '../../components/form/FormField';
 import { fieldMessages, useZodForm } from '../../components/form/useZodForm';
 import { errorMessages } from '../../lib/errors';
@@ -52,7 +53,13 @@ export default function RecordPaymentForm() {
       setGeneral([]);
       try {
         const payment = await record({ ...entry, ...orderReference(orderId) }).unwrap();
-        toastSuccess(`M-Pesa payment ${payment.receipt ?? entry.receipt} recorded`);
+        const receipt = payment.receipt ?? entry.receipt;
+        // M-Pesa's own word on this receipt gave another amount: say which one the shop kept.
+        toastSuccess(
+          payment.exception === 'amount_mismatch'
+            ? `M-Pesa payment ${receipt} recorded, but M-Pesa says it was ${formatKsh(payment.amount)}: M-Pesa’s amount counts`
+            : `M-Pesa payment ${receipt} recorded`,
+        );
         form.reset(EMPTY);
       } catch (err) {
         const found = serverErrors(err);
@@ -77,7 +84,9 @@ export default function RecordPaymentForm() {
       <Card.Body>
         <h2 className="h5">Record M-Pesa payment</h2>
         <p className="small text-body-secondary">
-          A payment on your M-Pesa statement that the shop did not record. It pays the order if it covers the amount due.
+          A payment on your M-Pesa statement that the shop did not record. It counts towards the order, which is paid once its
+          payments cover the amount due. Type the amount as the statement shows it: if M-Pesa reports another amount for the
+          receipt, M-Pesa’s counts.
         </p>
         <Form onSubmit={submit} noValidate aria-label="Record M-Pesa payment">
           {general.length > 0 && (

@@ -11,9 +11,17 @@ import { toastErrors, toastSuccess } from '../../lib/toast';
 /**
  * Whether the admin may ask M-Pesa to reverse a payment: it has its receipt (M-Pesa reverses by
  * receipt), and no refund of it is on its way or done. A refund that failed may be asked again.
+ * Nothing M-Pesa has not confirmed is sent back (unconfirmed, or an amount it sent unreadable),
+ * resolved or not: the shop may not hold that money at all.
  */
 export function canRefund(payment: LedgerPayment): boolean {
-  return payment.receipt !== null && payment.status !== 'refund_pending' && payment.status !== 'refunded';
+  return (
+    payment.receipt !== null &&
+    payment.status !== 'refund_pending' &&
+    payment.status !== 'refunded' &&
+    payment.exception !== 'unconfirmed' &&
+    payment.exception !== 'bad_amount'
+  );
 }
 
 /** Where the payment's refund stands, in a line: asked, done, or why M-Pesa refused it. */

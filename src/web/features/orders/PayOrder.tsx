@@ -46,8 +46,11 @@ export default function PayOrder({ order }: { order: Order }) {
   // Read, not subscribed: PaymentStatus keeps this up to date.
   const { data: status } = paymentsApi.endpoints.getPaymentStatus.useQueryState(order._id);
   const waiting = status?.lastAttempt?.status === 'pending';
-  // M-Pesa charges whole shillings: the total rounded up, as the server expects.
-  const amount = Math.ceil(order.totalPrice);
+  // After a part payment (by Paybill or Till) the prompt asks M-Pesa for what is still due, which
+  // the Paybill or Till details carry; otherwise the total rounded up to whole shillings.
+  const partPaid = status && !status.isPaid && status.amountPaid > 0 ? status : null;
+  const stillDue = (partPaid?.paybill ?? partPaid?.till)?.amount;
+  const amount = stillDue ?? Math.ceil(order.totalPrice);
 
   const pay = form.handleSubmit(async ({ phoneNumber }) => {
     try {
@@ -81,9 +84,14 @@ export default function PayOrder({ order }: { order: Order }) {
             : 'M-Pesa sends a prompt to this phone; enter your PIN there.'
         }
       />
+      {partPaid && (
+        <p className="mb-1" data-testid="pay-remaining">
+          You have paid <strong className="text-nowrap">{formatKsh(partPaid.amountPaid)}</strong> so far.
+        </p>
+      )}
       <p className="mb-3">
-        You will pay <strong>{formatKsh(amount)}</strong>
-        {amount !== order.totalPrice && (
+        You will pay <strong className="text-nowrap">{formatKsh(amount)}</strong>
+        {!partPaid && amount !== order.totalPrice && (
           <span className="d-block small text-body-secondary">
             M-Pesa charges whole shillings: {formatKsh(amount).replace(/\.00$/, '')}
           </span>

@@ -1,10 +1,14 @@
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { Provider } from 'react-redux';
+import { MemoryRouter } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Order } from '../../../shared/schemas/orders';
 import type { LedgerPayment, PaymentStatus as PaymentStatusBody } from '../../../shared/schemas/payments';
 import { makeStore } from '../../app/store';
-import PaymentStatus from './PaymentStatus';
+import { EXCEPTION_REASON } from '../../lib/ledgerText';
+import LipaNaMpesaDetails from './LipaNaMpesaDetails';
+import PaymentStatus, { amountStillDue } from './PaymentStatus';
+import PayOrder from './PayOrder';
 import RecordOrderPayment from './RecordOrderPayment';
 
 const ORDER = '0b6f7c1e-3a52-4d7e-9f1a-2c4b5d6e7f80';
@@ -119,10 +123,77 @@ describe('PaymentStatus', () => {
     expect(within(items[0]!).getByText('Ksh. 502.00')).toBeTruthy();
     expect(within(items[0]!).getByText('2026-11-24 11:39 EAT')).toBeTruthy();
     expect(within(items[0]!).getByText('Credited')).toBeTruthy();
-    expect(within(items[1]!).getByText('Exception')).toBeTruthy();
+    // The shopper is told the payment is being looked at, not that it is an "Exception".
+    expect(within(items[1]!).getByText('Being checked')).toBeTruthy();
+    expect(list.queryByText('Exception')).toBeNull();
     expect(within(items[2]!).getByText('Receipt missing')).toBeTruthy();
     // The merchant's wording of an exception is for admins, not the shopper.
     expect(list.queryByText(/Paid twice/)).toBeNull();
+  });
+
+  it('never shows a shopper the admin’s note, an exception or its detail, even when the server sends them', async () => {
+    paymentStatus = status({
+      isPaid: false,
+      paidAt: null,
+      receipt: null,
+      payments: [
+        ledgerPayment({
+          status: 'exception',
+          exception: 'unconfirmed',
+          source: 'c2b',
+          detail: 'Waiting for M-Pesa to confirm this Paybill payment…',
+        }),
+        ledgerPayment({
+          _id: 'lp2',
+          receipt: 'SKL4A7K2QY',
+          status: 'resolved',
+          exception: 'amount_mismatch',
+          amount: 3300,
+          recordedAmount: 3000,
+          note: 'Customer keeps the difference as credit',
+        }),
+        ledgerPayment({ _id: 'lp3', receipt: 'SKL4A7K2QX', status: 'exception', exception: 'bad_amount', detail: '-300.00' }),
+      ],
+    });
+    renderWithStore(<PaymentStatus order={order()} canPay />);
+    const list = await screen.findByRole('region', { name: 'Payments' });
+    expect(within(list).getAllByRole('listitem')).toHaveLength(3);
+    const text = document.body.textContent ?? '';
+    for (const secret of [
+      ...Object.keys(EXCEPTION_REASON),
+      ...Object.values(EXCEPTION_REASON),
+      'Waiting for M-Pesa',
+      '-300.00',
+      'Customer keeps',
+      'Note',
+      'Recorded by hand',
+      'Ksh. 3,000.00',
+      'Exception',
+    ]) {
+      expect(text, secret).not.toContain(secret);
+    }
+    expect(within(list).getAllByText('Being checked')).toHaveLength(2);
+    expect(within(list).getByText('Resolved')).toBeTruthy();
+  });
+
+  it('tells an admin what the server found about a payment', async () => {
+    paymentStatus = status({
+      isPaid: false,
+      paidAt: null,
+      receipt: null,
+      payments: [
+        ledgerPayment({
+          status: 'exception',
+          exception: 'unconfirmed',
+          source: 'c2b',
+          detail: 'Waiting for M-Pesa to confirm this Paybill payment…',
+        }),
+      ],
+    });
+    renderWithStore(<PaymentStatus order={order()} canPay={false} isAdmin />);
+    expect(await screen.findByText(EXCEPTION_REASON.unconfirmed)).toBeTruthy();
+    expect(screen.getByText('Waiting for M-Pesa to confirm this Paybill payment…')).toBeTruthy();
+    expect(screen.getByText('Exception')).toBeTruthy();
   });
 
   it('tells an admin why a payment is an exception', async () => {
@@ -157,6 +228,76 @@ describe('PaymentStatus', () => {
     renderWithStore(<PaymentStatus order={order()} canPay />);
     expect(await screen.findByText('Not Paid')).toBeTruthy();
     await waitFor(() => expect(screen.queryByRole('region', { name: 'Payments' })).toBeNull());
+  });
+});
+
+describe('what is left to pay', () => {
+  const PAYBILL = { businessNumber: '600984', accountNumber: 'H4TP8ZRW' };
+  const unpaid = (over: Partial<PaymentStatusBody>) =>
+    status({ isPaid: false, paidAt: null, receipt: null, amountDue: 502, paybillSimulator: false, ...over });
+
+  /** The order page's payment parts for its owner, as OrderScreen puts them together. */
+  function renderOrderPage() {
+    renderWithStore(
+      <MemoryRouter>
+        <PaymentStatus order={order()} canPay />
+        <PayOrder order={order()} />
+        <LipaNaMpesaDetails orderId={ORDER} />
+      </MemoryRouter>,
+    );
+  }
+
+  it('after a part payment, shows what is paid and what remains, never the whole total as still to pay', async () => {
+    paymentStatus = unpaid({
+      amountPaid: 300,
+      paybill: { ...PAYBILL, amount: 202 },
+      payments: [ledgerPayment({ amount: 300, source: 'c2b' })],
+    });
+    renderOrderPage();
+    const told = await screen.findByText(/^Still to pay/);
+    expect(told.textContent).toBe('Still to pay Ksh. 202.00');
+    expect(screen.getByText(/^Paid so far/).textContent).toBe('Paid so far Ksh. 300.00');
+    const paybill = within(screen.getByRole('region', { name: 'Or pay with M-Pesa Paybill' }));
+    expect(paybill.getByText('Ksh. 202.00')).toBeTruthy();
+    // The prompt asks M-Pesa for what remains, as the server does, never the whole Ksh 502 again.
+    expect(screen.getByTestId('pay-remaining').textContent).toBe('You have paid Ksh. 300.00 so far.');
+    expect(screen.getByRole('button', { name: 'Pay with M-Pesa' })).toBeTruthy();
+    expect(screen.getByText(/^You will pay/).textContent).toContain('Ksh. 202.00');
+    expect(screen.queryByText(/Ksh\. 502\.00/)).toBeNull();
+  });
+
+  it('before any payment, offers the prompt for the amount due and shows no part payment', async () => {
+    paymentStatus = unpaid({ amountPaid: 0, paybill: { ...PAYBILL, amount: 502 } });
+    renderOrderPage();
+    const paybill = within(await screen.findByRole('region', { name: 'Or pay with M-Pesa Paybill' }));
+    expect(paybill.getByText('Ksh. 502.00')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Pay with M-Pesa' })).toBeTruthy();
+    expect(screen.getByText(/^You will pay/).textContent).toContain('Ksh. 502.00');
+    expect(screen.queryByText(/^Still to pay/)).toBeNull();
+    expect(screen.queryByTestId('pay-remaining')).toBeNull();
+  });
+
+  it('does not count a payment M-Pesa has not confirmed as paid', async () => {
+    // The server counts nothing for it: amountPaid stays 0, and the Paybill amount the whole.
+    paymentStatus = unpaid({
+      amountPaid: 0,
+      paybill: { ...PAYBILL, amount: 502 },
+      payments: [ledgerPayment({ amount: 300, source: 'c2b', status: 'exception', exception: null })],
+    });
+    renderOrderPage();
+    const list = within(await screen.findByRole('region', { name: 'Payments' }));
+    expect(list.getByText('Being checked')).toBeTruthy();
+    expect(screen.queryByText(/^Paid so far/)).toBeNull();
+    expect(screen.getByRole('button', { name: 'Pay with M-Pesa' })).toBeTruthy();
+  });
+
+  it('works out what remains from the amount due when no Paybill or Till details come', () => {
+    expect(amountStillDue(unpaid({ amountPaid: 300 }))).toBe(202);
+    // M-Pesa charges whole shillings: what remains is rounded up.
+    expect(amountStillDue(unpaid({ amountPaid: 300.5 }))).toBe(202);
+    expect(amountStillDue(unpaid({ amountPaid: 600 }))).toBe(0);
+    // The server's own figure wins when it comes.
+    expect(amountStillDue(unpaid({ amountPaid: 300, till: { tillNumber: '174379', amount: 203 } }))).toBe(203);
   });
 });
 

@@ -2,9 +2,9 @@ import { useEffect } from 'react';
 import Badge from 'react-bootstrap/Badge';
 import Spinner from 'react-bootstrap/Spinner';
 import { nairobiDay } from '../../../shared/dates';
-import { formatKsh } from '../../../shared/money';
+import { formatKsh, toCents } from '../../../shared/money';
 import type { Order } from '../../../shared/schemas/orders';
-import type { LedgerPayment, PaymentStatus as PaymentStatusBody } from '../../../shared/schemas/payments';
+import type { LedgerPayment, LedgerStatus, PaymentStatus as PaymentStatusBody } from '../../../shared/schemas/payments';
 import { useAppDispatch } from '../../app/store';
 import Message from '../../components/Message';
 import { errorMessage } from '../../lib/errors';
@@ -113,8 +113,17 @@ function LastAttempt({ status, canPay }: { status: PaymentStatusBody; canPay: bo
 }
 
 /**
+ * A shopper sees where their money stands, never the merchant's exception: every Paybill payment
+ * is an exception while M-Pesa confirms it, and "Exception" in red would alarm them for nothing.
+ */
+const SHOPPER_STATUS: Partial<Record<LedgerStatus, { label: string; bg: string; text?: 'dark' }>> = {
+  exception: { label: 'Being checked', bg: 'warning', text: 'dark' },
+};
+
+/**
  * Every M-Pesa payment on the order, oldest first, with its receipt and what M-Pesa charged: the
- * shopper's own record, and the admin's view of a double or short payment.
+ * shopper's own record, and the admin's view of a double or short payment. The exception's words,
+ * the admin's note and the server's detail are for admins only, whatever the server sends.
  */
 export function OrderPayments({ payments, showReasons }: { payments: LedgerPayment[]; showReasons: boolean }) {
   if (payments.length === 0) return null;
@@ -125,8 +134,10 @@ export function OrderPayments({ payments, showReasons }: { payments: LedgerPayme
       </h3>
       <ul className="list-group">
         {payments.map((payment) => {
-          const variant = STATUS_VARIANT[payment.status];
+          const shopperStatus = showReasons ? undefined : SHOPPER_STATUS[payment.status];
+          const variant = shopperStatus ?? STATUS_VARIANT[payment.status];
           const reason = showReasons ? exceptionReason(payment) : null;
+          const detail = showReasons && payment.detail ? payment.detail : null;
           return (
             <li key={payment._id} className="list-group-item">
               <div className="d-flex flex-wrap justify-content-between align-items-center gap-2">
@@ -140,10 +151,11 @@ export function OrderPayments({ payments, showReasons }: { payments: LedgerPayme
                   {receivedTime(payment.receivedAt)} EAT
                 </time>
                 <Badge bg={variant.bg} text={variant.text}>
-                  {STATUS_LABEL[payment.status]}
+                  {shopperStatus?.label ?? STATUS_LABEL[payment.status]}
                 </Badge>
               </div>
               {reason && <p className="small text-danger mb-0 mt-1">{reason}</p>}
+              {detail && <p className="small mb-0 mt-1 text-break">{detail}</p>}
               {showReasons && payment.note && (
                 <p className="small mb-0 mt-1">
                   <strong>Note: </strong>
@@ -155,6 +167,31 @@ export function OrderPayments({ payments, showReasons }: { payments: LedgerPayme
         })}
       </ul>
     </section>
+  );
+}
+
+/**
+ * What is left to pay on an unpaid order, in whole shillings: the Paybill/Till details carry the
+ * server's own figure; without them, the amount due less what M-Pesa payments have paid so far.
+ */
+export function amountStillDue(status: PaymentStatusBody): number {
+  const told = status.paybill?.amount ?? status.till?.amount;
+  if (told !== undefined) return told;
+  return Math.max(0, Math.ceil((toCents(status.amountDue) - toCents(status.amountPaid)) / 100));
+}
+
+/** After a part payment (a Paybill payment may be one of several), what is paid and what is left. */
+function PartPayment({ status }: { status: PaymentStatusBody }) {
+  if (status.isPaid || status.amountPaid <= 0) return null;
+  return (
+    <Message variant="info">
+      <span className="d-inline-block me-3">
+        Paid so far <strong>{formatKsh(status.amountPaid)}</strong>
+      </span>
+      <span className="d-inline-block">
+        Still to pay <strong>{formatKsh(amountStillDue(status))}</strong>
+      </span>
+    </Message>
   );
 }
 
@@ -194,6 +231,7 @@ export default function PaymentStatus({ order, canPay, isAdmin = false }: { orde
                 again.
               </Message>
             )}
+            {status && <PartPayment status={status} />}
             {status && <LastAttempt status={status} canPay={canPay} />}
             {error && !status && (
               <p className="small text-body-secondary">Could not check the M-Pesa payment: {errorMessage(error)}</p>
