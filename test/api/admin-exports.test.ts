@@ -327,7 +327,7 @@ describe('GET /api/admin/exports/payments.csv', () => {
     expectClientError(
       await admin.get('/api/admin/exports/payments.csv?status=lost'),
       400,
-      'status must be all, exception or unmatched',
+      'status must be all, exception, unmatched or unconfirmed',
     );
     expectClientError(await shop.client().get('/api/admin/exports/payments.csv'), 401);
   });

@@ -258,7 +258,9 @@ describe('a shopper whose prompt never came pays by Paybill (demo shop)', () => 
     const { shopper, order, page, problems, context } = await shopperWithOrder();
     const due = Math.ceil(order.totalPrice);
     const simulatorUrl = `http://127.0.0.1:${simulatorPort}`;
-    const statusOf = async () => (await shopper.get<PaymentStatus>(`/api/orders/${order._id}/payment`)).body;
+    // The ledger's exception codes are the merchant's: read as the admin sees them.
+    const adminApi = await shop.admin();
+    const statusOf = async () => (await adminApi.get<PaymentStatus>(`/api/orders/${order._id}/payment`)).body;
     // The shopper pays from the M-Pesa menu, and again from another phone: the second is a double payment.
     await payByPaybillCommand(simulatorUrl, { account: order.orderNumber, amount: due, phone: '0712345678' });
     await expect.poll(async () => (await statusOf()).isPaid, { timeout: SETTLED_WITHIN_MS }).toBe(true);
