@@ -146,6 +146,10 @@ const EXCEPTION_REASONS = [
   'receipt_missing',
   'unconfirmed',
   'refund_unanswered',
+  'amount_mismatch',
+  'bad_amount',
+  'other_shortcode',
+  'callback_parked',
 ];
 
 new Gauge({

@@ -12,6 +12,8 @@ export const EXCEPTION_REASON: Record<PaymentException, string> = {
   amount_mismatch:
     'Recorded by hand with another amount than M-Pesa’s. M-Pesa’s amount counts, and a refund sends back what M-Pesa holds.',
   bad_amount: 'M-Pesa sent an amount that could not be read. It pays nothing: check your M-Pesa statement.',
+  other_shortcode:
+    'Paid to another shortcode than this shop’s, so it is never credited here. Resolve it with a note once you have checked.',
   refund_unanswered:
     'A refund was sent to M-Pesa but no answer came, even after retries. Check your M-Pesa statement to see whether the money went back.',
 };

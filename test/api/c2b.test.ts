@@ -157,9 +157,12 @@ describe('Paybill confirmations', () => {
       notice({ TransID: elsewhere, TransAmount: String(due), BillRefNumber: order.orderNumber, BusinessShortCode: '600999' }),
     );
     const entry = await ledgerEntry(elsewhere);
-    expect(entry).toMatchObject({ exception: 'unconfirmed', status: 'exception' });
+    expect(entry).toMatchObject({ exception: 'other_shortcode', status: 'exception' });
     expect(entry?.detail).toContain('600999');
     expect((await statusOf(shopper, order._id)).isPaid).toBe(false);
+    // Nor does an admin make it count: it is not the shop's money to assign or refund.
+    expectClientError(await admin.post(`/api/admin/payments/${entry?._id}/assign`, { orderId: order._id }), 409);
+    expectClientError(await admin.post(`/api/admin/payments/${entry?._id}/refund`, {}), 409);
   });
 
   it('never credits a real receipt whose confirmation claims more than M-Pesa holds', async () => {

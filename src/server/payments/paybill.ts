@@ -96,7 +96,7 @@ export async function processC2bConfirmation(deps: PaymentDeps, stored: { id: st
         ? { exception: 'bad_amount', detail: `M-Pesa wrote the amount as ${JSON.stringify(payment.rawAmount)}.` }
         : !shortcodes.includes(payment.shortcode)
           ? {
-              exception: 'unconfirmed',
+              exception: 'other_shortcode',
               detail: `This confirmation names the shortcode ${payment.shortcode || '(none)'}, not the shop’s ${shortcodes.join(' or ')}: it is never credited.`,
             }
           : canConfirm

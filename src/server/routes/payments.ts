@@ -8,8 +8,8 @@ import type { RateLimitRule } from '../config.js';
 import { unpaidOrderForAmount } from '../domain/orders.js';
 import type { HookSecretKind } from '../lib/hook-secrets.js';
 import { sameSecret } from '../lib/same-secret.js';
-import { C2B_REJECT_ACCOUNT, receiveC2bConfirmation, validateC2b } from '../payments/paybill.js';
 import { CALLBACK_KINDS, type HookKind, receiveInitiatorCallback } from '../payments/initiator.js';
+import { C2B_REJECT_ACCOUNT, receiveC2bConfirmation, validateC2b } from '../payments/paybill.js';
 import {
   type PaymentDeps,
   paymentStatus as readPaymentStatus,

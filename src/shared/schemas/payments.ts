@@ -81,6 +81,8 @@ export const paymentException = z.enum([
   'amount_mismatch',
   /** M-Pesa's confirmation carried an amount that is zero, negative or unreadable: it pays nothing. */
   'bad_amount',
+  /** A confirmation naming another shortcode than the shop's: never credited, never assignable. */
+  'other_shortcode',
 ]);
 export type PaymentException = z.infer<typeof paymentException>;
 

@@ -20,13 +20,16 @@ export function amountDueCents(totalCents: number): number {
   return Math.ceil(totalCents / 100) * 100;
 }
 
+/** Money M-Pesa has not confirmed to the shop: it counts for nothing until it is. */
+export const NOT_CONFIRMED: readonly string[] = ['unconfirmed', 'other_shortcode'];
+
 /** Whether a payment's money counts towards the order it names. */
 export function countsTowardsOrder(payment: Pick<PaymentRow, 'status' | 'exception'>): boolean {
-  return payment.status !== 'refunded' && payment.exception !== 'unconfirmed';
+  return payment.status !== 'refunded' && !(payment.exception !== null && NOT_CONFIRMED.includes(payment.exception));
 }
 
 /** The same rule as countsTowardsOrder, for SQL. */
-export const countsTowardsOrderSql: SQL = sql`(${mpesaPayments.status} <> 'refunded' and ${mpesaPayments.exception} is distinct from 'unconfirmed')`;
+export const countsTowardsOrderSql: SQL = sql`(${mpesaPayments.status} <> 'refunded' and coalesce(${mpesaPayments.exception}, '') not in ('unconfirmed', 'other_shortcode'))`;
 
 /** The money held for an order, from its payments in hand. */
 export function heldCentsOf(payments: Pick<PaymentRow, 'status' | 'exception' | 'amountCents'>[]): number {

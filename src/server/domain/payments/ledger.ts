@@ -80,7 +80,7 @@ interface Verdict {
 
 /** Holds a payment the shop must not count (unconfirmed, an unreadable amount), on the order it names. */
 export interface Hold {
-  exception: 'unconfirmed' | 'bad_amount';
+  exception: 'unconfirmed' | 'bad_amount' | 'other_shortcode';
   detail: string;
 }
 
@@ -419,7 +419,7 @@ export function hasOpenException(row: Pick<LedgerRow, 'status' | 'exception'>): 
 export function ledgerFilterWhere(filter: LedgerFilter): SQL | undefined {
   if (filter === 'exception') return isOpenException;
   if (filter === 'unmatched') return and(eq(mpesaPayments.exception, 'unmatched'), eq(mpesaPayments.status, 'exception'));
-  if (filter === 'unconfirmed') return eq(mpesaPayments.exception, 'unconfirmed');
+  if (filter === 'unconfirmed') return inArray(mpesaPayments.exception, ['unconfirmed', 'other_shortcode']);
   return undefined;
 }
 

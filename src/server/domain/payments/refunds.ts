@@ -40,7 +40,7 @@ export async function openRefund(
     if (payment.receipt === null) {
       throw conflict('This payment has no M-Pesa receipt yet, and a reversal needs it. Wait for the receipt, then refund.');
     }
-    if (payment.exception === 'unconfirmed' || payment.exception === 'bad_amount') {
+    if (payment.exception === 'unconfirmed' || payment.exception === 'other_shortcode' || payment.exception === 'bad_amount') {
       throw conflict(
         'M-Pesa has not confirmed this payment, so there is nothing to send back. Check your M-Pesa statement; if it shows the payment, assign it to its order first.',
       );

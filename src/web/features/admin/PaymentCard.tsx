@@ -211,13 +211,7 @@ function PaymentDetail({ payment }: { payment: LedgerPayment }) {
       )}
       {typeof detail === 'string' && detail !== '' && (
         <p className="small mb-2 text-break" data-testid="payment-detail">
-          {payment.exception === 'bad_amount' ? (
-            <>
-              Amount as M-Pesa sent it: <span className="font-monospace">“{detail}”</span>
-            </>
-          ) : (
-            detail
-          )}
+          {detail}
         </p>
       )}
     </>

@@ -77,7 +77,7 @@ const LEDGER: LedgerPayment[] = [
     source: 'c2b',
     status: 'exception',
     exception: 'bad_amount',
-    detail: '-300.00',
+    detail: 'M-Pesa wrote the amount as "-300.00".',
   }),
   // Resolved with a note, and still never confirmed by M-Pesa: nothing to send back.
   payment({
@@ -88,6 +88,15 @@ const LEDGER: LedgerPayment[] = [
     exception: 'unconfirmed',
     note: 'Not on the statement: a forged SMS',
     detail: 'M-Pesa’s Transaction Status did not find this receipt.',
+  }),
+  // Paid to another shortcode: never the shop's money, so neither assigned nor refunded.
+  payment({
+    _id: 'p13',
+    receipt: 'SKL4A7K2QN',
+    source: 'c2b',
+    status: 'exception',
+    exception: 'other_shortcode',
+    detail: 'This confirmation names the shortcode 600999, not the shop’s 174379: it is never credited.',
   }),
 ];
 
@@ -167,6 +176,8 @@ describe('the ledger’s words', () => {
       amount_mismatch:
         'Recorded by hand with another amount than M-Pesa’s. M-Pesa’s amount counts, and a refund sends back what M-Pesa holds.',
       bad_amount: 'M-Pesa sent an amount that could not be read. It pays nothing: check your M-Pesa statement.',
+      other_shortcode:
+        'Paid to another shortcode than this shop’s, so it is never credited here. Resolve it with a note once you have checked.',
       refund_unanswered:
         'A refund was sent to M-Pesa but no answer came, even after retries. Check your M-Pesa statement to see whether the money went back.',
     });
@@ -237,7 +248,7 @@ describe('PaymentListScreen', () => {
     // A mismatch paid its order with M-Pesa's amount, and an unreadable amount paid nothing: both are open.
     expect(within(cardOf('SKL4A7K2QK')).getByRole('button', { name: 'Resolve' })).toBeTruthy();
     expect(within(cardOf('SKL4A7K2QL')).getByRole('button', { name: 'Resolve' })).toBeTruthy();
-    expect(screen.getAllByRole('button', { name: 'Resolve' })).toHaveLength(9);
+    expect(screen.getAllByRole('button', { name: 'Resolve' })).toHaveLength(10);
     // Only a payment that pays no order may be given one: unmatched, or unconfirmed.
     expect(within(cardOf('SKL4A7K2QE')).getByRole('button', { name: 'Assign to order' })).toBeTruthy();
     expect(screen.getAllByRole('button', { name: 'Assign to order' })).toHaveLength(2);
@@ -314,14 +325,14 @@ describe('PaymentListScreen', () => {
     // Under the reason it explains.
     const reason = unconfirmed.getByText(EXCEPTION_REASON.unconfirmed);
     expect(reason.compareDocumentPosition(unconfirmed.getByTestId('payment-detail'))).toBe(Node.DOCUMENT_POSITION_FOLLOWING);
-    expect(within(cardOf('SKL4A7K2QL')).getByTestId('payment-detail').textContent).toBe('Amount as M-Pesa sent it: “-300.00”');
+    expect(within(cardOf('SKL4A7K2QL')).getByTestId('payment-detail').textContent).toBe('M-Pesa wrote the amount as "-300.00".');
     // Resolved, the detail still says what M-Pesa answered, beside the admin's note.
     const resolved = within(cardOf('SKL4A7K2QM'));
     expect(resolved.getByTestId('payment-detail').textContent).toBe('M-Pesa’s Transaction Status did not find this receipt.');
     expect(resolved.getByText('Not on the statement: a forged SMS')).toBeTruthy();
     // No detail, no line.
     expect(within(cardOf('SKL4A7K2QA')).queryByTestId('payment-detail')).toBeNull();
-    expect(screen.getAllByTestId('payment-detail')).toHaveLength(3);
+    expect(screen.getAllByTestId('payment-detail')).toHaveLength(4);
   });
 
   it('shows both figures of a receipt recorded by hand with another amount than M-Pesa’s', async () => {
@@ -341,9 +352,11 @@ describe('PaymentListScreen', () => {
   it('offers no refund of a payment M-Pesa has not confirmed, or whose amount it sent unreadable', async () => {
     renderAt('/admin/payments');
     await screen.findAllByRole('article');
-    for (const receipt of ['SKL4A7K2QE', 'SKL4A7K2QL', 'SKL4A7K2QM']) {
+    for (const receipt of ['SKL4A7K2QE', 'SKL4A7K2QL', 'SKL4A7K2QM', 'SKL4A7K2QN']) {
       expect(within(cardOf(receipt)).queryByRole('button', { name: 'Refund' }), receipt).toBeNull();
     }
+    // Money paid to another shortcode is not the shop's to put on an order either.
+    expect(within(cardOf('SKL4A7K2QN')).queryByRole('button', { name: 'Assign to order' })).toBeNull();
     // They may still be dealt with: the open ones resolved with a note, the unconfirmed one assigned.
     expect(
       within(cardOf('SKL4A7K2QE'))

@@ -20,6 +20,7 @@ export function canRefund(payment: LedgerPayment): boolean {
     payment.status !== 'refund_pending' &&
     payment.status !== 'refunded' &&
     payment.exception !== 'unconfirmed' &&
+    payment.exception !== 'other_shortcode' &&
     payment.exception !== 'bad_amount'
   );
 }
