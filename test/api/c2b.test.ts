@@ -299,6 +299,11 @@ describe('Paybill confirmations', () => {
     const entry = await settledEntry(id);
     expect(entry).toMatchObject({ amount: due, recordedAmount: due - 300, exception: 'amount_mismatch', source: 'manual' });
     expect(await statusOf(shopper, order._id)).toMatchObject({ isPaid: true, amountPaid: due });
+    // A refund asks M-Pesa for what M-Pesa holds: the simulator reverses only a transaction's whole
+    // amount, so the admin's figure would be refused.
+    expect((await admin.post(`/api/admin/payments/${entry._id}/refund`, {})).status).toBe(202);
+    await expect.poll(async () => (await ledgerEntry(id))?.status, { timeout: 10_000 }).toBe('refunded');
+    expect(await statusOf(shopper, order._id)).toMatchObject({ isPaid: false, amountPaid: 0 });
   });
 
   it('ignores a confirmation with a wrong secret', async () => {
