@@ -170,9 +170,13 @@ describe('Paybill confirmations', () => {
     const small = await mpesaHolds(10);
     await post(shop, 'confirm', notice({ TransID: small, TransAmount: String(due), BillRefNumber: order.orderNumber }));
     const entry = await settledEntry(small);
-    expect(entry).toMatchObject({ exception: 'unconfirmed' });
-    expect(entry.detail).toContain('M-Pesa says Ksh 10 was paid');
+    // The ledger keeps what M-Pesa holds, not what the confirmation claimed.
+    expect(entry).toMatchObject({ exception: 'unconfirmed', amount: 10 });
+    expect(entry.detail).toBe(`M-Pesa says Ksh 10 was paid; the confirmation said Ksh ${due}.`);
     expect((await statusOf(shopper, order._id)).isPaid).toBe(false);
+    // An admin who finds the receipt on the statement and assigns it puts M-Pesa's Ksh 10 on the order.
+    expect((await admin.post(`/api/admin/payments/${entry._id}/assign`, { orderId: order._id })).status).toBe(200);
+    expect(await statusOf(shopper, order._id)).toMatchObject({ isPaid: false, amountPaid: 10 });
   });
 
   it('reads TransAmount as M-Pesa may write it: "1,500.00" and " 1500 "', async () => {

@@ -376,11 +376,16 @@ async function applyStatusResult(deps: PaymentDeps, paymentId: string, body: str
     }
     const { amountCents } = verdict.completed;
     if (held && payment.exception === 'unconfirmed' && amountCents !== payment.amountCents) {
+      // Not credited: the confirmation lied about the amount. The money M-Pesa holds is real, so
+      // the ledger keeps M-Pesa's amount, and an admin who assigns it from the statement puts
+      // that on the order, never the claimed one.
+      const claimed = payment.amountCents;
+      await tx.update(mpesaPayments).set({ amountCents, updatedAt: sql`now()` }).where(eq(mpesaPayments.id, paymentId));
       await refuseConfirmation(
         tx,
         deps,
-        payment,
-        `M-Pesa says Ksh ${amountCents / 100} was paid; the confirmation said Ksh ${payment.amountCents / 100}.`,
+        { ...payment, amountCents },
+        `M-Pesa says Ksh ${amountCents / 100} was paid; the confirmation said Ksh ${claimed / 100}.`,
       );
       return 'not_confirmed';
     }

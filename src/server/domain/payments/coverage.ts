@@ -63,8 +63,8 @@ export interface Settlement {
 
 /**
  * Applies the rule to one order, under its row lock, in the caller's transaction: marks it paid
- * or unpaid as its money says. When it is covered, the payments that make up the cover, in the
- * order they came, are the ones that pay it: one held as a double payment or as short becomes
+ * or unpaid as its money says. When it is covered, the payments that make up the cover (those
+ * already paying first, then the others, each in the order they came) are the ones that pay it: one held as a double payment or as short becomes
  * credited and its exception is closed (after the payment that had paid the order is refunded,
  * say). The payments beyond the cover keep their exception for the merchant.
  */
@@ -75,11 +75,18 @@ export async function settleOrder(tx: Queryable, orderId: string): Promise<Settl
     .where(eq(orders.id, orderId))
     .for('update');
   if (!order) return { isPaid: false, changed: false, paidBy: null };
+  // The money already paying comes first, then what is held beside it, each in the order it came:
+  // a payment confirmed late (a Paybill payment waiting for Transaction Status while a prompt paid
+  // the order) joins the cover only if the order needs it, and otherwise stays a double payment.
   const payments = await tx
     .select()
     .from(mpesaPayments)
     .where(and(eq(mpesaPayments.orderId, orderId), countsTowardsOrderSql))
-    .orderBy(asc(mpesaPayments.createdAt), asc(mpesaPayments.id))
+    .orderBy(
+      sql`(${mpesaPayments.exception} is not null and ${mpesaPayments.exception} in ('double_payment', 'amount_short'))`,
+      asc(mpesaPayments.createdAt),
+      asc(mpesaPayments.id),
+    )
     .for('update');
   const due = amountDueCents(order.totalCents);
   const covering: PaymentRow[] = [];
