@@ -287,7 +287,7 @@ describe(`payment chaos (${DATABASE})`, () => {
   it(
     'records every receipt M-Pesa issued exactly once, crediting a paid order or as an open exception',
     async () => {
-      const product = await createProduct(admin, { price: 501.93, countInStock: 10_000 });
+      const product = await createProduct(admin, { price: 501.93, countInStock: 100_000 });
       const runs: Run[] = [];
       for (let round = 0; round < ROUNDS; round++) {
         for (const scenario of SCENARIOS) {
