@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, monthStart, nairobiDay, nairobiDayStart, nairobiMinute, nairobiSecond, weekStart } from './dates.js';
+import { addDays, monthStart, nairobiDay, nairobiDayRange, nairobiMinute, nairobiSecond, weekStart } from './dates.js';
 
 describe('Nairobi dates', () => {
   it('shows an order placed at 01:00 EAT on its Nairobi day, not the UTC day before', () => {
@@ -22,9 +22,40 @@ describe('Nairobi dates', () => {
     expect(nairobiMinute('soon')).toBe('soon');
   });
 
-  it('gives a moment to the second, and the first instant of a Nairobi day', () => {
+  it('gives a moment to the second', () => {
     expect(nairobiSecond('2026-11-24T22:00:09.400Z')).toBe('2026-11-25 01:00:09');
-    expect(nairobiDayStart('2026-11-25').toISOString()).toBe('2026-11-24T21:00:00.000Z');
+  });
+
+  it('gives a Nairobi day as the UTC instants from its midnight to the next, across months and years', () => {
+    const range = (day: string) => {
+      const { start, end } = nairobiDayRange(day);
+      return [start.toISOString(), end.toISOString()];
+    };
+    expect(range('2026-11-25')).toEqual(['2026-11-24T21:00:00.000Z', '2026-11-25T21:00:00.000Z']);
+    expect(range('2026-11-30')).toEqual(['2026-11-29T21:00:00.000Z', '2026-11-30T21:00:00.000Z']);
+    expect(range('2027-01-01')).toEqual(['2026-12-31T21:00:00.000Z', '2027-01-01T21:00:00.000Z']);
+    expect(range('2028-02-29')).toEqual(['2028-02-28T21:00:00.000Z', '2028-02-29T21:00:00.000Z']);
+  });
+
+  it('puts an order placed at 01:30 EAT in the range of its Nairobi day, not of the UTC day it is stored on', () => {
+    const placed = new Date('2026-11-24T22:30:00.000Z'); // 01:30 on 25 November in Nairobi
+    const within = (day: string) => {
+      const { start, end } = nairobiDayRange(day);
+      return start <= placed && placed < end;
+    };
+    expect(within('2026-11-25')).toBe(true);
+    expect(within('2026-11-24')).toBe(false);
+    expect(nairobiDay(placed)).toBe('2026-11-25');
+  });
+
+  it('agrees with nairobiDay at every boundary: the start is on the day, the instant before the start is not', () => {
+    for (const day of ['2026-01-01', '2026-03-01', '2026-11-25', '2026-12-31']) {
+      const { start, end } = nairobiDayRange(day);
+      expect(nairobiDay(start)).toBe(day);
+      expect(nairobiDay(new Date(start.getTime() - 1))).toBe(addDays(day, -1));
+      expect(nairobiDay(new Date(end.getTime() - 1))).toBe(day);
+      expect(nairobiDay(end)).toBe(addDays(day, 1));
+    }
   });
 
   it('counts calendar days, weeks from Monday and months across their ends', () => {

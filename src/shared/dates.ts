@@ -53,11 +53,20 @@ export function nairobiSecond(timestamp: Timestamp): string {
 }
 
 /** Nairobi keeps UTC+3 all year (no daylight saving): its day starts at 21:00 UTC the day before. */
-const NAIROBI_UTC_OFFSET = '+03:00';
+export const NAIROBI_UTC_OFFSET_HOURS = 3;
 
-/** The first instant of a Nairobi day ("2026-11-25"). */
-export function nairobiDayStart(day: string): Date {
-  return new Date(`${day}T00:00:00${NAIROBI_UTC_OFFSET}`);
+/** The first instant of a Nairobi day ("2026-11-25"): its midnight in UTC, less the offset. */
+function nairobiDayStart(day: string): Date {
+  return new Date(Date.parse(`${day}T00:00:00Z`) - NAIROBI_UTC_OFFSET_HOURS * 60 * 60 * 1000);
+}
+
+/**
+ * The instants of a Nairobi day ("2026-11-25"): from its first, included, to the next day's first,
+ * excluded. Every day boundary the shop computes (filters, exports, the dashboard) is this one, so
+ * an order counts on the day the lists show it.
+ */
+export function nairobiDayRange(day: string): { start: Date; end: Date } {
+  return { start: nairobiDayStart(day), end: nairobiDayStart(addDays(day, 1)) };
 }
 
 /** The calendar day `days` after a day (before it when negative). */

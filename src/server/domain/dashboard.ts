@@ -1,6 +1,6 @@
 import { and, asc, eq, gte, lt, lte, sql } from 'drizzle-orm';
 import { DASHBOARD_CHART_DAYS, DASHBOARD_LOW_STOCK_SHOWN } from '../../shared/constants.js';
-import { addDays, monthStart, nairobiDay, nairobiDayStart, weekStart } from '../../shared/dates.js';
+import { addDays, monthStart, NAIROBI_UTC_OFFSET_HOURS, nairobiDay, nairobiDayRange, weekStart } from '../../shared/dates.js';
 import { fromCents } from '../../shared/money.js';
 import type { Dashboard, SalesFigure } from '../../shared/schemas/dashboard.js';
 import { dayEnd } from '../../shared/schemas/orders.js';
@@ -23,13 +23,13 @@ export interface DashboardOptions {
  * shop's calendar, not UTC's. Integer arithmetic on the epoch (Nairobi is UTC+3 all year) costs a
  * fraction of formatting each row's date in the time zone, and the month's paid orders are many.
  */
-const NAIROBI_OFFSET_SECONDS = 3 * 60 * 60;
+const NAIROBI_OFFSET_SECONDS = NAIROBI_UTC_OFFSET_HOURS * 60 * 60;
 const DAY_SECONDS = 24 * 60 * 60;
 // date_part answers a float8; extract's numeric is several times slower to add up over many rows.
 const paidDay = sql<number>`floor((date_part('epoch', ${orders.paidAt}) + ${NAIROBI_OFFSET_SECONDS}) / ${DAY_SECONDS})::int`;
 
 /** "2026-11-25" for a day number of paidDay. */
-const dayOfNumber = (days: number) => new Date(days * DAY_SECONDS * 1000).toISOString().slice(0, 10);
+const dayOfNumber = (days: number) => addDays('1970-01-01', days);
 
 /**
  * Every figure of the admin dashboard in three queries, whatever the number of orders: the paid
@@ -62,8 +62,8 @@ export async function loadDashboard(db: Db, options: DashboardOptions): Promise<
       .where(
         and(
           eq(orders.isPaid, true),
-          gte(orders.paidAt, nairobiDayStart(firstDay)),
-          lt(orders.paidAt, nairobiDayStart(addDays(today, 1))),
+          gte(orders.paidAt, nairobiDayRange(firstDay).start),
+          lt(orders.paidAt, nairobiDayRange(today).end),
         ),
       )
       // By position: the day's expression carries parameters, which GROUP BY would not match as the same.
