@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_LINE_QTY, MAX_ORDER_LINES } from '../constants.js';
+import { nairobiDayRange } from '../dates.js';
 import { MSISDN_ERROR, normaliseMsisdn } from '../phone.js';
 import { entityId, listKeyword, optionalPageNumber, requiredText } from './common.js';
 
@@ -180,7 +181,7 @@ const datesInOrder = (q: OrderFilters) => !q.from || !q.to || dayStart(q.from) <
 /**
  * The admin order list's parameters. With none of them the list answers every order as a plain
  * array (the specification's answer); with any of them it answers one page, `{orders, page, pages}`.
- * Dates are UTC days, as the list shows them; `to` includes its whole day. Unknown names are refused.
+ * Dates are Nairobi days, as the list shows them; `to` includes its whole day. Unknown names are refused.
  */
 export const orderListQuery = z
   .strictObject({ pageNumber: optionalPageNumber, ...orderFilters }, unknownParameter)
@@ -192,15 +193,14 @@ export const orderExportQuery = z
   .strictObject(orderFilters, unknownParameter)
   .refine(datesInOrder, { error: 'from must not be after to' });
 
-/** The first instant of `from`: a day starts at 00:00 UTC. */
+/** The first instant of `from`: a day starts at 00:00 in Nairobi, the day the list shows. */
 export function dayStart(value: string): Date {
-  return new Date(DAY.test(value) ? `${value}T00:00:00Z` : value);
+  return DAY.test(value) ? nairobiDayRange(value).start : new Date(value);
 }
 
-/** The instant just after `to`: a day includes all of itself, an instant only itself. */
+/** The instant just after `to`: a day includes all of itself (to the next Nairobi midnight), an instant only itself. */
 export function dayEnd(value: string): Date {
-  if (!DAY.test(value)) return new Date(Date.parse(value) + 1);
-  return new Date(Date.parse(`${value}T00:00:00Z`) + 24 * 60 * 60 * 1000);
+  return DAY.test(value) ? nairobiDayRange(value).end : new Date(Date.parse(value) + 1);
 }
 
 export const orderPage = z.object({ orders: z.array(order), page: z.number(), pages: z.number() });
