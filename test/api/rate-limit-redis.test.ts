@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT_CEILING_FACTOR } from '../../src/server/plugins/sign-in-limit.js';
 import { expectClientError } from '../support/fixtures.js';
@@ -11,6 +13,35 @@ import { buildTestApp, type TestShop } from '../support/shop.js';
  * still answer 429 (counted in the database instead), and the outage is logged once.
  */
 
+/** The first `redis-server` on PATH, as spawn would find it; undefined when there is none. */
+function findRedisServer(): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, 'redis-server');
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return candidate;
+    } catch {}
+  }
+  return undefined;
+}
+const REDIS_SERVER = findRedisServer();
+const MISSING = 'redis-server not found on PATH: apt-get install -y redis-server';
+
+// Without redis-server the file skips with one warning, unless REQUIRE_REDIS=1 (set by .ci/run),
+// where it fails: CI must never lose this test to a missing package.
+if (!REDIS_SERVER) {
+  if (process.env.REQUIRE_REDIS === '1') {
+    describe('the sign-in limit with Redis', () => {
+      it('needs redis-server', () => {
+        throw new Error(`${MISSING} (REQUIRE_REDIS=1)`);
+      });
+    });
+  } else {
+    console.warn(`test/api/rate-limit-redis.test.ts skipped: ${MISSING} (REQUIRE_REDIS=1 fails instead, as CI does)`);
+  }
+}
+
 let redis: ChildProcess;
 let redisExit: Promise<unknown>;
 let shop: TestShop;
@@ -18,9 +49,8 @@ const logLines: string[] = [];
 const LIMIT = 3;
 
 async function startRedis(port: number): Promise<void> {
-  redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+  redis = spawn(REDIS_SERVER ?? 'redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   redisExit = new Promise((resolve) => redis.once('exit', resolve));
   await new Promise<void>((resolve, reject) => {
     let output = '';
@@ -28,11 +58,13 @@ async function startRedis(port: number): Promise<void> {
       output += d.toString();
       if (output.includes('Ready to accept connections')) resolve();
     });
+    redis.once('error', reject);
     redis.once('exit', () => reject(new Error(`redis-server exited: ${output}`)));
   });
 }
 
 beforeAll(async () => {
+  if (!REDIS_SERVER) return;
   const port = await freePort();
   await startRedis(port);
   shop = await buildTestApp(
@@ -70,7 +102,7 @@ async function signInFrom(address: string, email: string, password: string) {
 }
 
 // Before the outage below: these count in Redis.
-describe('the sign-in limit in Redis', () => {
+describe.skipIf(!REDIS_SERVER)('the sign-in limit in Redis', () => {
   it('takes back the count of each success, and pauses an account guessed at from many addresses', async () => {
     const ceiling = LIMIT * ACCOUNT_CEILING_FACTOR;
     // The seeded demo shopper: twenty successes leave nothing behind in Redis.
@@ -82,7 +114,7 @@ describe('the sign-in limit in Redis', () => {
   });
 });
 
-describe('the sign-in limit when Redis is down', () => {
+describe.skipIf(!REDIS_SERVER)('the sign-in limit when Redis is down', () => {
   it('answers 429 with Redis up, and still does once Redis has stopped, logging the outage once', async () => {
     for (let i = 0; i < LIMIT; i++) expect((await attempt(shop)).status).toBe(401);
     expectClientError(await attempt(shop), 429, 'Too many attempts');
