@@ -12,8 +12,8 @@ export const DEFAULT_PGLITE_SHARED_BUFFERS_MB = 128;
 /**
  * Everything the server can be told, read once from the environment by one zod schema. Every
  * variable has a default so that `npm start` with no configuration runs the whole shop on the
- * embedded database, and every refusal names the variable to fix. The README lists them; keep
- * the two in step.
+ * embedded database, and every refusal names the variable to fix. docs/configuration.md lists
+ * them; keep the two in step.
  */
 
 type Env = Record<string, string | undefined>;
@@ -472,7 +472,7 @@ function flagSet(env: Env, name: string): boolean {
 }
 
 /**
- * A production start never takes a demo default (see the README's checklist for a real shop):
+ * A production start never takes a demo default (see docs/deploying.md, Checklist for a real shop):
  * each problem is one line naming the setting to fix. An empty list means it may start.
  */
 export function productionProblems(env: Env): string[] {

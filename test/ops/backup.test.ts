@@ -8,7 +8,7 @@ import { freshPostgresUrl, shopDataDir, TEST_PGLITE_SHARED_BUFFERS_MB } from '..
 import { buildShop, counts, type OpsShop, snapshot, startShopOn, tempDir, verifyThroughApi } from './support.js';
 
 /**
- * The backups the README documents, restored into an empty place and checked: every table field
+ * The backups docs/deploying.md documents, restored into an empty place and checked: every table field
  * by field, then a shop started on the restore finds every order, user, product, review, payment
  * and image. PGlite: the stopped shop's DATA_DIR copied. PostgreSQL: pg_dump -Fc and pg_restore.
  */
@@ -88,7 +88,7 @@ describe('backups', () => {
         const dump = path.join(backupDir, 'duka.dump');
         await run('pg_dump', ['--format=custom', `--file=${dump}`, `--dbname=${sourceDb.url}`]);
         // Uploaded images are in the database, so in the dump. A shop that ran an earlier version
-        // may still have its old upload files, which the README says to copy alongside.
+        // may still have its old upload files, which docs/deploying.md says to copy alongside.
         const uploads = path.join(source.dataDir, 'uploads');
         const legacy = await fs.readdir(uploads).catch(() => []);
         if (legacy.length > 0) await fs.cp(uploads, path.join(backupDir, 'uploads'), { recursive: true });
