@@ -24,7 +24,7 @@ const MIN_BYTES = 1024;
 /**
  * Writes a .gz and a .br beside every text file of the build, at the highest levels (done once
  * at build time, so the server spends no CPU on it and the phone downloads the fewest bytes).
- * The server sends them to browsers that accept them (src/server/plugins/web.ts).
+ * The server sends them to browsers that accept them (src/server/plugins/shop/web.ts).
  */
 function precompress(): Plugin {
   let outDir = '';
@@ -62,7 +62,7 @@ function precompress(): Plugin {
 
 /**
  * Writes .vite/routes.json beside the manifest: the screen module of each route the server
- * preloads, by route id, so the server (src/server/plugins/web.ts) finds a route's files in the
+ * preloads, by route id, so the server (src/server/plugins/shop/web.ts) finds a route's files in the
  * manifest without knowing where its screen lives.
  */
 function routeModules(): Plugin {
@@ -96,7 +96,7 @@ export default defineConfig(({ isSsrBuild }) => ({
   build: isSsrBuild
     ? {
         // The server's renderer of first screens (src/web/entry-server.tsx), beside the browser's
-        // build it matches and replaced with it; never sent to browsers (src/server/plugins/web.ts).
+        // build it matches and replaced with it; never sent to browsers (src/server/plugins/shop/web.ts).
         outDir: '../../dist/web/.ssr',
         emptyOutDir: true,
         copyPublicDir: false,
@@ -106,7 +106,7 @@ export default defineConfig(({ isSsrBuild }) => ({
         emptyOutDir: true,
         sourcemap: true,
         // Which files each screen needs: the server names them in a page's head so they download
-        // with the app's code, not after it (src/server/plugins/web.ts).
+        // with the app's code, not after it (src/server/plugins/shop/web.ts).
         manifest: true,
         rolldownOptions: {
           input: {

@@ -11,14 +11,14 @@ import type { Database } from './db/client.js';
 import { createPasswords } from './domain/passwords.js';
 import type { Notifications } from './mail/notifications.js';
 import { demoImagesDir } from './paths.js';
-import errors, { clientErrorHandler, frameworkErrors, sendNotFound } from './plugins/errors.js';
-import metrics from './plugins/metrics.js';
-import openapi from './plugins/openapi.js';
-import rateLimiting from './plugins/rate-limit.js';
-import securityHeaders from './plugins/security.js';
-import sessions from './plugins/sessions.js';
-import webApp from './plugins/web.js';
-import xsrf from './plugins/xsrf.js';
+import openapi from './plugins/packages/openapi.js';
+import rateLimiting from './plugins/packages/rate-limit.js';
+import securityHeaders from './plugins/packages/security-headers.js';
+import errors, { clientErrorHandler, frameworkErrors, sendNotFound } from './plugins/shop/errors.js';
+import metrics from './plugins/shop/metrics.js';
+import sessions from './plugins/shop/sessions.js';
+import webApp from './plugins/shop/web.js';
+import xsrf from './plugins/shop/xsrf.js';
 import adminRoutes from './routes/admin.js';
 import adminDashboardRoutes from './routes/admin-dashboard.js';
 import adminPaymentRoutes from './routes/admin-payments.js';
@@ -63,8 +63,9 @@ export function requestIdFor(headers: Record<string, string | string[] | undefin
 const JSON_BODY_LIMIT = 256 * 1024;
 
 /**
- * Builds the whole shop as one Fastify instance: external plugins, then the shop's own
- * cross-cutting plugins, then one routes plugin per resource. main.ts and the tests both call it.
+ * Builds the whole shop as one Fastify instance: packages' plugins (plugins/packages/) and the
+ * shop's own cross-cutting ones (plugins/shop/), then one routes plugin per resource. main.ts and
+ * the tests both call it.
  */
 export async function buildApp({ config, database, notify, logger, payments, cache, redis }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({

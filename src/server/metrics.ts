@@ -6,7 +6,7 @@ import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, r
  * The shop's Prometheus metrics. They live in prom-client's global registry: one shop runs per
  * process, and in cluster mode prom-client's AggregatorRegistry collects that registry from
  * every worker. Domain code bumps the counters below with one line; GET /metrics
- * (plugins/metrics.ts) renders them with {@link renderMetrics}.
+ * (plugins/shop/metrics.ts) renders them with {@link renderMetrics}.
  */
 
 collectDefaultMetrics();

@@ -2,7 +2,7 @@ import type { CategoryCount, Product, ProductDetail, ProductPage } from './schem
 
 /**
  * What a page's first render needs from the API, put into its HTML by the server
- * (src/server/plugins/web.ts) and read by the app before it renders (src/web/main.tsx): the
+ * (src/server/plugins/shop/web.ts) and read by the app before it renders (src/web/main.tsx): the
  * listing, top products and categories on the home page, the product on its page. With it, and a preload of
  * the photo the page shows largest, that photo downloads alongside the app's code instead of
  * after it and after an API call.

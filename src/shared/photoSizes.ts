@@ -1,7 +1,7 @@
 /**
  * How wide each product photo is on screen, as `sizes` attributes: the browser picks the width
  * of the `srcset` (src/shared/images.ts) that fills it at the screen's density. The server's
- * preload hints for a page (src/server/plugins/web.ts) must give the same sizes as the page's
+ * preload hints for a page (src/server/plugins/shop/web.ts) must give the same sizes as the page's
  * <img>, or the browser downloads the photo twice.
  */
 

@@ -1,7 +1,7 @@
 /**
  * The addresses of the web app's screens (docs/product-rules.md, Screens), by route id: the one
  * list both the web app (its routes, screens, guards and link helpers, src/web/app/screens.ts and router.tsx)
- * and the server (which names a screen's code in the page's head, src/server/plugins/web.ts)
+ * and the server (which names a screen's code in the page's head, src/server/plugins/shop/web.ts)
  * are built from. No React here, so the server can import it.
  *
  * `preload`: the server names the screen's code and styles in the page's head when a visitor
@@ -99,7 +99,7 @@ export function matchRoute(pathname: string): { id: RouteId; params: Record<stri
 
 /**
  * The header's search form as the browser submits it before the app runs: the server answers its
- * action with a redirect to searchAddress (src/server/plugins/web.ts).
+ * action with a redirect to searchAddress (src/server/plugins/shop/web.ts).
  */
 export const SEARCH_FORM = { action: '/search', keyword: 'q', category: 'category' } as const;
 

@@ -1,6 +1,6 @@
 /**
  * The script of a page the server drew (the home page, a product page), in place of the app's
- * (src/server/plugins/web.ts): it loads the app once the page's photo is on screen.
+ * (src/server/plugins/shop/web.ts): it loads the app once the page's photo is on screen.
  *
  * Such a page is whole before any script runs, and what a visitor on mobile data waits for is its
  * largest photo. The app's code is several times that photo's size and would share the connection

@@ -7,7 +7,7 @@ import { makeStore } from './app/store';
 import { api } from './lib/api';
 
 /**
- * The server's half of the first screen (src/server/plugins/web.ts): the HTML of the page at
+ * The server's half of the first screen (src/server/plugins/shop/web.ts): the HTML of the page at
  * `pathname` with its data, as a new visitor sees it. Built by `vite build --ssr` into
  * dist/web/.ssr/ and loaded by the server; the browser then takes this HTML over (main.tsx).
  */

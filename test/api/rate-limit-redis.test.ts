@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACCOUNT_CEILING_FACTOR } from '../../src/server/plugins/sign-in-limit.js';
+import { ACCOUNT_CEILING_FACTOR } from '../../src/server/plugins/shop/sign-in-limit.js';
 import { expectClientError } from '../support/fixtures.js';
 import { freePort } from '../support/ports.js';
 import { buildTestApp, type TestShop } from '../support/shop.js';

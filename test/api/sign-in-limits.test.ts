@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/server/db/client.js';
-import { ACCOUNT_CEILING_FACTOR } from '../../src/server/plugins/sign-in-limit.js';
+import { ACCOUNT_CEILING_FACTOR } from '../../src/server/plugins/shop/sign-in-limit.js';
 import { expectClientError } from '../support/fixtures.js';
 import { readOutbox, waitForMailAbout } from '../support/outbox.js';
 import { buildTestApp, type TestShop } from '../support/shop.js';

@@ -10,7 +10,7 @@ import type { TestShop } from '../support/shop.js';
 import { startWebShop } from './support/browser.js';
 
 /**
- * How the built app is served (src/server/plugins/web.ts): hashed assets precompressed at build
+ * How the built app is served (src/server/plugins/shop/web.ts): hashed assets precompressed at build
  * time and cached for a year, the page itself never cached, plain bytes for a client that
  * accepts no encoding, and pages that name what their first render needs.
  */

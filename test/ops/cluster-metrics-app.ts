@@ -5,7 +5,7 @@ import { openDatabase } from '../../src/server/db/client.js';
 import { openExceptionCounts } from '../../src/server/domain/payments/ledger.js';
 import { enqueueMail, mailQueueDepth } from '../../src/server/mail/queue.js';
 import { ordersPlaced, setupClusterMetrics, watchShop } from '../../src/server/metrics.js';
-import metrics from '../../src/server/plugins/metrics.js';
+import metrics from '../../src/server/plugins/shop/metrics.js';
 import { PGLITE_EMPTY_ENV } from '../support/pglite-env.js';
 
 /**

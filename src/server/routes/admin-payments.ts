@@ -21,7 +21,7 @@ import { resolveUnansweredRefund } from '../domain/payments/refunds.js';
 import type { Notifications } from '../mail/notifications.js';
 import { requestRefund } from '../payments/initiator.js';
 import type { PaymentDeps } from '../payments/stk.js';
-import { currentUser } from '../plugins/sessions.js';
+import { currentUser } from '../plugins/shop/sessions.js';
 
 const tags = ['admin', 'payments'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 409: errorBody };

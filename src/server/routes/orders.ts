@@ -17,7 +17,7 @@ import {
 import { markPaidByAdmin } from '../domain/payments/ledger.js';
 import type { Notifications } from '../mail/notifications.js';
 import { ordersPlaced } from '../metrics.js';
-import { currentUser } from '../plugins/sessions.js';
+import { currentUser } from '../plugins/shop/sessions.js';
 
 const tags = ['orders'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 409: errorBody };

@@ -18,7 +18,7 @@ import {
   simulatePaybillPayment,
   storeCallback,
 } from '../payments/stk.js';
-import { currentUser } from '../plugins/sessions.js';
+import { currentUser } from '../plugins/shop/sessions.js';
 
 const tags = ['payments'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 429: errorBody, 502: errorBody, 503: errorBody };

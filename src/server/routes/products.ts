@@ -24,8 +24,8 @@ import type { CatalogChanges } from '../domain/catalog-changes.js';
 import { addReview, deleteReview } from '../domain/reviews.js';
 import { AppError } from '../errors.js';
 import { sendConditional } from '../http/conditional.js';
-import { acceptFormBodies } from '../plugins/form-bodies.js';
-import { currentUser, SESSION_COOKIE } from '../plugins/sessions.js';
+import { acceptFormBodies } from '../plugins/packages/form-bodies.js';
+import { currentUser, SESSION_COOKIE } from '../plugins/shop/sessions.js';
 
 const tags = ['products'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody };
@@ -39,7 +39,7 @@ function sendCached(request: FastifyRequest, reply: FastifyReply, answer: Cached
   return sendConditional(request, reply, answer.etag, () => answer.body);
 }
 
-/** Public, cacheable answers: no cookie handed out with them (see plugins/xsrf.ts). */
+/** Public, cacheable answers: no cookie handed out with them (see plugins/shop/xsrf.ts). */
 const PUBLIC_ANSWER = { xsrfCookie: false } as const;
 
 const productRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; answers: CatalogAnswers }> = async (

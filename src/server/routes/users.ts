@@ -32,9 +32,9 @@ import {
 import type { CatalogChanges } from '../domain/catalog-changes.js';
 import type { Passwords } from '../domain/passwords.js';
 import type { Notifications } from '../mail/notifications.js';
-import { acceptFormBodies } from '../plugins/form-bodies.js';
-import { currentUser, SESSION_COOKIE } from '../plugins/sessions.js';
-import { mailOwnerOfPausedAccount, SignInLimit, withRetryAfter } from '../plugins/sign-in-limit.js';
+import { acceptFormBodies } from '../plugins/packages/form-bodies.js';
+import { currentUser, SESSION_COOKIE } from '../plugins/shop/sessions.js';
+import { mailOwnerOfPausedAccount, SignInLimit, withRetryAfter } from '../plugins/shop/sign-in-limit.js';
 
 const tags = ['users'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 429: errorBody };

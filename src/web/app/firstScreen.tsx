@@ -28,7 +28,7 @@ function MarkLive() {
   return null;
 }
 
-/** The API data the server put into the page for its first render, if any (src/server/plugins/web.ts). */
+/** The API data the server put into the page for its first render, if any (src/server/plugins/shop/web.ts). */
 export function initialDataOf(doc: Document): InitialData {
   try {
     const element = doc.getElementById(INITIAL_DATA_ID);

@@ -3,7 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
-import { SHOP_NAME } from '../../shared/constants.js';
+import { SHOP_NAME } from '../../../shared/constants.js';
 
 /**
  * The OpenAPI document is generated from the same zod schemas that validate requests, so it

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { randomToken } from '../domain/sessions.js';
-import { AppError } from '../errors.js';
-import { sameSecret } from '../lib/same-secret.js';
+import { randomToken } from '../../domain/sessions.js';
+import { AppError } from '../../errors.js';
+import { sameSecret } from '../../lib/same-secret.js';
 
 export const XSRF_COOKIE = 'XSRF-TOKEN';
 export const XSRF_HEADER = 'x-xsrf-token';

@@ -3,8 +3,8 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import type { ErrorBody } from '../../shared/schemas/common.js';
-import { AppError, sqlStateOf } from '../errors.js';
+import type { ErrorBody } from '../../../shared/schemas/common.js';
+import { AppError, sqlStateOf } from '../../errors.js';
 
 /**
  * One place decides what a failure looks like: a 4xx with `{ errors: [{ msg, path }] }` for

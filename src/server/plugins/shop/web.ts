@@ -8,16 +8,16 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { LRUCache } from 'lru-cache';
-import { imageSrcSet, imageUrl, isShopImage } from '../../shared/images.js';
-import { INITIAL_DATA_ID, type InitialData, type RenderFirstScreen } from '../../shared/initialData.js';
-import { CARD_PHOTO_SIZES, DETAIL_PHOTO_SIZES, SLIDE_PHOTO_SIZES } from '../../shared/photoSizes.js';
-import { matchRoute, ROUTES, type RouteId, SEARCH_FORM, searchAddress } from '../../shared/routes.js';
-import { idParams } from '../../shared/schemas/common.js';
-import type { CategoryCount, Product, ProductDetail, ProductPage } from '../../shared/schemas/products.js';
-import type { CatalogAnswers } from '../cache/catalog-answers.js';
-import type { CachedAnswer } from '../cache/catalog-cache.js';
-import { AppError } from '../errors.js';
-import { isNotModified, sendConditional } from '../http/conditional.js';
+import { imageSrcSet, imageUrl, isShopImage } from '../../../shared/images.js';
+import { INITIAL_DATA_ID, type InitialData, type RenderFirstScreen } from '../../../shared/initialData.js';
+import { CARD_PHOTO_SIZES, DETAIL_PHOTO_SIZES, SLIDE_PHOTO_SIZES } from '../../../shared/photoSizes.js';
+import { matchRoute, ROUTES, type RouteId, SEARCH_FORM, searchAddress } from '../../../shared/routes.js';
+import { idParams } from '../../../shared/schemas/common.js';
+import type { CategoryCount, Product, ProductDetail, ProductPage } from '../../../shared/schemas/products.js';
+import type { CatalogAnswers } from '../../cache/catalog-answers.js';
+import type { CachedAnswer } from '../../cache/catalog-cache.js';
+import { AppError } from '../../errors.js';
+import { isNotModified, sendConditional } from '../../http/conditional.js';
 import { SESSION_COOKIE } from './sessions.js';
 
 /** Paths that are never pages of the app: a miss there is a real 404, not the app's index. */

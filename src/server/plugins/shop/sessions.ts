@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { AppConfig } from '../config.js';
-import type { Db } from '../db/client.js';
-import { createSession, deleteSession, findSessionUser, type SessionUser } from '../domain/sessions.js';
-import { forbidden, unauthorized } from '../errors.js';
+import type { AppConfig } from '../../config.js';
+import type { Db } from '../../db/client.js';
+import { createSession, deleteSession, findSessionUser, type SessionUser } from '../../domain/sessions.js';
+import { forbidden, unauthorized } from '../../errors.js';
 
 export const SESSION_COOKIE = 'duka_session';
 

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { FastifyReply } from 'fastify';
-import type { Db } from '../db/client.js';
-import { users } from '../db/schema.js';
-import { AppError } from '../errors.js';
-import type { Notifications } from '../mail/notifications.js';
-import type { SignInPause } from '../mail/templates.js';
-import { type AttemptCounters, clientKey } from './rate-limit.js';
+import type { Db } from '../../db/client.js';
+import { users } from '../../db/schema.js';
+import { AppError } from '../../errors.js';
+import type { Notifications } from '../../mail/notifications.js';
+import type { SignInPause } from '../../mail/templates.js';
+import { type AttemptCounters, clientKey } from './attempt-counters.js';
 
 /**
  * Sign-in limits that stop guessing without punishing shared addresses. Many Kenyan mobile

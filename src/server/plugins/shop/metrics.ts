@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { AppError } from '../errors.js';
-import { sameSecret } from '../lib/same-secret.js';
-import { httpRequestDuration, METRICS_CONTENT_TYPE, renderMetrics } from '../metrics.js';
+import { AppError } from '../../errors.js';
+import { sameSecret } from '../../lib/same-secret.js';
+import { httpRequestDuration, METRICS_CONTENT_TYPE, renderMetrics } from '../../metrics.js';
 
 /** The route label of requests no route matched (404s and web-app pages): one label, not one per URL. */
 export const UNMATCHED_ROUTE = 'unmatched';
