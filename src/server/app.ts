@@ -19,17 +19,17 @@ import metrics from './plugins/shop/metrics.js';
 import sessions from './plugins/shop/sessions.js';
 import webApp from './plugins/shop/web.js';
 import xsrf from './plugins/shop/xsrf.js';
-import adminRoutes from './routes/admin.js';
-import adminDashboardRoutes from './routes/admin-dashboard.js';
-import adminPaymentRoutes from './routes/admin-payments.js';
-import healthRoutes from './routes/health.js';
+import adminDashboardRoutes from './routes/api/admin/dashboard.js';
+import adminMailRoutes from './routes/api/admin/mail.js';
+import adminPaymentRoutes from './routes/api/admin/payments.js';
+import healthRoutes from './routes/api/health.js';
+import paymentRoutes, { type PaymentRoutesOptions } from './routes/api/hooks/daraja.js';
+import orderRoutes from './routes/api/orders.js';
+import productRoutes from './routes/api/products.js';
+import settingsRoutes from './routes/api/settings.js';
+import uploadRoutes from './routes/api/uploads.js';
+import userRoutes from './routes/api/users.js';
 import imageRoutes from './routes/images.js';
-import orderRoutes from './routes/orders.js';
-import paymentRoutes, { type PaymentRoutesOptions } from './routes/payments.js';
-import productRoutes from './routes/products.js';
-import settingsRoutes from './routes/settings.js';
-import uploadRoutes from './routes/uploads.js';
-import userRoutes from './routes/users.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -126,7 +126,7 @@ export async function buildApp({ config, database, notify, logger, payments, cac
   await app.register(productRoutes, { db, changes: cache, answers });
   await app.register(userRoutes, { db, changes: cache, config, notify, passwords: createPasswords(config.passwordCost) });
   await app.register(orderRoutes, { db, changes: cache, notify });
-  await app.register(adminRoutes, { db });
+  await app.register(adminMailRoutes, { db });
   const settings = new SettingsCache(cache, database.catalogDb);
   await app.register(settingsRoutes, { db, changes: cache, settings });
   await app.register(paymentRoutes, {

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { errorBody } from '../../shared/schemas/common.js';
-import { publicSettings, settingsUpdateBody, shopSettings } from '../../shared/schemas/settings.js';
-import type { SettingsCache } from '../cache/settings-cache.js';
-import type { Db } from '../db/client.js';
-import type { CatalogChanges } from '../domain/catalog-changes.js';
-import { publicSettingsOf, updateSettings } from '../domain/settings.js';
+import { errorBody } from '../../../shared/schemas/common.js';
+import { publicSettings, settingsUpdateBody, shopSettings } from '../../../shared/schemas/settings.js';
+import type { SettingsCache } from '../../cache/settings-cache.js';
+import type { Db } from '../../db/client.js';
+import type { CatalogChanges } from '../../domain/catalog-changes.js';
+import { publicSettingsOf, updateSettings } from '../../domain/settings.js';
 
 const adminErrors = { 400: errorBody, 401: errorBody, 403: errorBody };
 

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { errorBody, idParams } from '../../shared/schemas/common.js';
+import { errorBody, idParams } from '../../../../shared/schemas/common.js';
 import {
   assignPaymentBody,
   ledgerListQuery,
@@ -8,20 +8,20 @@ import {
   ledgerSummary,
   manualPaymentBody,
   resolvePaymentBody,
-} from '../../shared/schemas/payments.js';
-import type { Db } from '../db/client.js';
+} from '../../../../shared/schemas/payments.js';
+import type { Db } from '../../../db/client.js';
 import {
   assignPayment,
   listLedger,
   openExceptionCounts,
   recordManualPayment,
   resolvePayment,
-} from '../domain/payments/ledger.js';
-import { resolveUnansweredRefund } from '../domain/payments/refunds.js';
-import type { Notifications } from '../mail/notifications.js';
-import { requestRefund } from '../payments/initiator.js';
-import type { PaymentDeps } from '../payments/stk.js';
-import { currentUser } from '../plugins/shop/sessions.js';
+} from '../../../domain/payments/ledger.js';
+import { resolveUnansweredRefund } from '../../../domain/payments/refunds.js';
+import type { Notifications } from '../../../mail/notifications.js';
+import { requestRefund } from '../../../payments/initiator.js';
+import type { PaymentDeps } from '../../../payments/stk.js';
+import { currentUser } from '../../../plugins/shop/sessions.js';
 
 const tags = ['admin', 'payments'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 409: errorBody };

@@ -1,11 +1,11 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { MAX_UPLOAD_BYTES } from '../../shared/constants.js';
-import { errorBody } from '../../shared/schemas/common.js';
-import { uploadResponse } from '../../shared/schemas/products.js';
-import type { Db } from '../db/client.js';
-import { storeUploadedImage } from '../domain/images.js';
-import { AppError, badRequest } from '../errors.js';
+import { MAX_UPLOAD_BYTES } from '../../../shared/constants.js';
+import { errorBody } from '../../../shared/schemas/common.js';
+import { uploadResponse } from '../../../shared/schemas/products.js';
+import type { Db } from '../../db/client.js';
+import { storeUploadedImage } from '../../domain/images.js';
+import { AppError, badRequest } from '../../errors.js';
 
 /** Past this a request is cut off at once; below it an oversized file is read to the end and refused. */
 const MAX_REQUEST_BYTES = 2 * MAX_UPLOAD_BYTES;

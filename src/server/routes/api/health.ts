@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Database } from '../db/client.js';
+import type { Database } from '../../db/client.js';
 
 const health = z.object({
   status: z.enum(['ok', 'unavailable', 'shutting_down']),

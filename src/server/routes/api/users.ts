@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errorBody, idParams, isPlainList, messageBody } from '../../shared/schemas/common.js';
+import { errorBody, idParams, isPlainList, messageBody } from '../../../shared/schemas/common.js';
 import {
   adminUserUpdateBody,
   forgotPasswordBody,
@@ -12,9 +12,9 @@ import {
   resetTokenParams,
   userListQuery,
   userPage,
-} from '../../shared/schemas/users.js';
-import type { AppConfig } from '../config.js';
-import type { Db } from '../db/client.js';
+} from '../../../shared/schemas/users.js';
+import type { AppConfig } from '../../config.js';
+import type { Db } from '../../db/client.js';
 import {
   adminUpdateUser,
   authenticate,
@@ -28,13 +28,13 @@ import {
   resetPassword,
   toPublicUser,
   updateProfile,
-} from '../domain/accounts.js';
-import type { CatalogChanges } from '../domain/catalog-changes.js';
-import type { Passwords } from '../domain/passwords.js';
-import type { Notifications } from '../mail/notifications.js';
-import { acceptFormBodies } from '../plugins/packages/form-bodies.js';
-import { currentUser, SESSION_COOKIE } from '../plugins/shop/sessions.js';
-import { mailOwnerOfPausedAccount, SignInLimit, withRetryAfter } from '../plugins/shop/sign-in-limit.js';
+} from '../../domain/accounts.js';
+import type { CatalogChanges } from '../../domain/catalog-changes.js';
+import type { Passwords } from '../../domain/passwords.js';
+import type { Notifications } from '../../mail/notifications.js';
+import { acceptFormBodies } from '../../plugins/packages/form-bodies.js';
+import { currentUser, SESSION_COOKIE } from '../../plugins/shop/sessions.js';
+import { mailOwnerOfPausedAccount, SignInLimit, withRetryAfter } from '../../plugins/shop/sign-in-limit.js';
 
 const tags = ['users'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 429: errorBody };

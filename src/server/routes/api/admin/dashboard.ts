@@ -1,15 +1,15 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { nairobiDay } from '../../shared/dates.js';
-import { errorBody } from '../../shared/schemas/common.js';
-import { dashboard } from '../../shared/schemas/dashboard.js';
-import { orderExportQuery } from '../../shared/schemas/orders.js';
-import { ledgerFilter } from '../../shared/schemas/payments.js';
-import type { SettingsCache } from '../cache/settings-cache.js';
-import type { Db } from '../db/client.js';
-import { loadDashboard } from '../domain/dashboard.js';
-import { ORDER_CSV_HEADER, orderCsvRows, PAYMENT_CSV_HEADER, paymentCsvRows } from '../domain/exports.js';
-import { attachment, csvStream } from '../http/csv.js';
+import { nairobiDay } from '../../../../shared/dates.js';
+import { errorBody } from '../../../../shared/schemas/common.js';
+import { dashboard } from '../../../../shared/schemas/dashboard.js';
+import { orderExportQuery } from '../../../../shared/schemas/orders.js';
+import { ledgerFilter } from '../../../../shared/schemas/payments.js';
+import type { SettingsCache } from '../../../cache/settings-cache.js';
+import type { Db } from '../../../db/client.js';
+import { loadDashboard } from '../../../domain/dashboard.js';
+import { ORDER_CSV_HEADER, orderCsvRows, PAYMENT_CSV_HEADER, paymentCsvRows } from '../../../domain/exports.js';
+import { attachment, csvStream } from '../../../http/csv.js';
 
 const tags = ['admin'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody };

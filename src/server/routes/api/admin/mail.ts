@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errorBody } from '../../shared/schemas/common.js';
-import { mailQueueView, mailStatus } from '../../shared/schemas/mail.js';
-import type { Db } from '../db/client.js';
-import { recentMail } from '../mail/queue.js';
+import { errorBody } from '../../../../shared/schemas/common.js';
+import { mailQueueView, mailStatus } from '../../../../shared/schemas/mail.js';
+import type { Db } from '../../../db/client.js';
+import { recentMail } from '../../../mail/queue.js';
 
 /** What the shop owner needs to see that the shop's own machinery is working. */
-const adminRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
+const adminMailRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
   app.get('/api/admin/mail', {
     onRequest: app.requireAdmin,
     schema: {
@@ -26,4 +26,4 @@ const adminRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
   });
 };
 
-export default adminRoutes;
+export default adminMailRoutes;

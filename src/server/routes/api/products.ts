@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errorBody, idParams, messageBody } from '../../shared/schemas/common.js';
+import { errorBody, idParams, messageBody } from '../../../shared/schemas/common.js';
 import {
   adminProduct,
   adminProductDetail,
@@ -14,18 +14,18 @@ import {
   reviewBody,
   reviewParams,
   storefrontListQuery,
-} from '../../shared/schemas/products.js';
-import type { CatalogAnswers } from '../cache/catalog-answers.js';
-import type { CachedAnswer } from '../cache/catalog-cache.js';
-import type { Db } from '../db/client.js';
-import { getAdminProductDetail, listAdminProducts } from '../domain/admin-catalog.js';
-import { createSampleProduct, deleteProduct, updateProduct } from '../domain/catalog.js';
-import type { CatalogChanges } from '../domain/catalog-changes.js';
-import { addReview, deleteReview } from '../domain/reviews.js';
-import { AppError } from '../errors.js';
-import { sendConditional } from '../http/conditional.js';
-import { acceptFormBodies } from '../plugins/packages/form-bodies.js';
-import { currentUser, SESSION_COOKIE } from '../plugins/shop/sessions.js';
+} from '../../../shared/schemas/products.js';
+import type { CatalogAnswers } from '../../cache/catalog-answers.js';
+import type { CachedAnswer } from '../../cache/catalog-cache.js';
+import type { Db } from '../../db/client.js';
+import { getAdminProductDetail, listAdminProducts } from '../../domain/admin-catalog.js';
+import { createSampleProduct, deleteProduct, updateProduct } from '../../domain/catalog.js';
+import type { CatalogChanges } from '../../domain/catalog-changes.js';
+import { addReview, deleteReview } from '../../domain/reviews.js';
+import { AppError } from '../../errors.js';
+import { sendConditional } from '../../http/conditional.js';
+import { acceptFormBodies } from '../../plugins/packages/form-bodies.js';
+import { currentUser, SESSION_COOKIE } from '../../plugins/shop/sessions.js';
 
 const tags = ['products'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody };

@@ -1,15 +1,15 @@
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { formatKsh } from '../../shared/money.js';
-import { errorBody, idParams, messageBody } from '../../shared/schemas/common.js';
-import { paymentStatus, simulatePaybillBody, stkPushBody, stkPushResponse } from '../../shared/schemas/payments.js';
-import type { RateLimitRule } from '../config.js';
-import { unpaidOrderForAmount } from '../domain/orders.js';
-import type { HookSecretKind } from '../lib/hook-secrets.js';
-import { sameSecret } from '../lib/same-secret.js';
-import { CALLBACK_KINDS, type HookKind, receiveInitiatorCallback } from '../payments/initiator.js';
-import { C2B_REJECT_ACCOUNT, receiveC2bConfirmation, validateC2b } from '../payments/paybill.js';
+import { formatKsh } from '../../../../shared/money.js';
+import { errorBody, idParams, messageBody } from '../../../../shared/schemas/common.js';
+import { paymentStatus, simulatePaybillBody, stkPushBody, stkPushResponse } from '../../../../shared/schemas/payments.js';
+import type { RateLimitRule } from '../../../config.js';
+import { unpaidOrderForAmount } from '../../../domain/orders.js';
+import type { HookSecretKind } from '../../../lib/hook-secrets.js';
+import { sameSecret } from '../../../lib/same-secret.js';
+import { CALLBACK_KINDS, type HookKind, receiveInitiatorCallback } from '../../../payments/initiator.js';
+import { C2B_REJECT_ACCOUNT, receiveC2bConfirmation, validateC2b } from '../../../payments/paybill.js';
 import {
   type PaymentDeps,
   paymentStatus as readPaymentStatus,
@@ -17,8 +17,8 @@ import {
   requestPayment,
   simulatePaybillPayment,
   storeCallback,
-} from '../payments/stk.js';
-import { currentUser } from '../plugins/shop/sessions.js';
+} from '../../../payments/stk.js';
+import { currentUser } from '../../../plugins/shop/sessions.js';
 
 const tags = ['payments'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 429: errorBody, 502: errorBody, 503: errorBody };

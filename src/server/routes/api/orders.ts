@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errorBody, idParams, isPlainList, messageBody } from '../../shared/schemas/common.js';
-import { createOrderBody, order, orderListQuery, orderPage, placeOrderHeaders } from '../../shared/schemas/orders.js';
-import type { Db } from '../db/client.js';
-import type { CatalogChanges } from '../domain/catalog-changes.js';
+import { errorBody, idParams, isPlainList, messageBody } from '../../../shared/schemas/common.js';
+import { createOrderBody, order, orderListQuery, orderPage, placeOrderHeaders } from '../../../shared/schemas/orders.js';
+import type { Db } from '../../db/client.js';
+import type { CatalogChanges } from '../../domain/catalog-changes.js';
 import {
   deleteOrder,
   getOrderFor,
@@ -13,11 +13,11 @@ import {
   loadExistingOrder,
   markOrderDelivered,
   placeOrder,
-} from '../domain/orders.js';
-import { markPaidByAdmin } from '../domain/payments/ledger.js';
-import type { Notifications } from '../mail/notifications.js';
-import { ordersPlaced } from '../metrics.js';
-import { currentUser } from '../plugins/shop/sessions.js';
+} from '../../domain/orders.js';
+import { markPaidByAdmin } from '../../domain/payments/ledger.js';
+import type { Notifications } from '../../mail/notifications.js';
+import { ordersPlaced } from '../../metrics.js';
+import { currentUser } from '../../plugins/shop/sessions.js';
 
 const tags = ['orders'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 409: errorBody };
