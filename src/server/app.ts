@@ -20,11 +20,14 @@ import sessions from './plugins/shop/sessions.js';
 import webApp from './plugins/shop/web.js';
 import xsrf from './plugins/shop/xsrf.js';
 import adminDashboardRoutes from './routes/api/admin/dashboard.js';
+import adminExportRoutes from './routes/api/admin/exports.js';
 import adminMailRoutes from './routes/api/admin/mail.js';
 import adminPaymentRoutes from './routes/api/admin/payments.js';
+import adminProductRoutes from './routes/api/admin/products.js';
+import adminSettingsRoutes from './routes/api/admin/settings.js';
 import healthRoutes from './routes/api/health.js';
-import paymentRoutes, { type PaymentRoutesOptions } from './routes/api/hooks/daraja.js';
-import orderRoutes from './routes/api/orders.js';
+import darajaHookRoutes, { type DarajaHookOptions } from './routes/api/hooks/daraja.js';
+import orderRoutes, { orderPaymentRoutes } from './routes/api/orders.js';
 import productRoutes from './routes/api/products.js';
 import settingsRoutes from './routes/api/settings.js';
 import uploadRoutes from './routes/api/uploads.js';
@@ -43,7 +46,7 @@ export interface AppDeps {
   database: Database;
   notify: Notifications;
   logger: FastifyBaseLogger;
-  payments: Omit<PaymentRoutesOptions, 'promptsPerUser'>;
+  payments: DarajaHookOptions;
   /** Cached catalogue answers; the domain's catalogue writes report to it what they changed. */
   cache: CatalogCache;
   /** Shared fast state (rate-limit counters) when the shop has Redis. */
@@ -124,18 +127,18 @@ export async function buildApp({ config, database, notify, logger, payments, cac
   await app.register(healthRoutes, { database, isClosing: () => closing });
   const answers = catalogAnswers(database.catalogDb, cache);
   await app.register(productRoutes, { db, changes: cache, answers });
+  await app.register(adminProductRoutes, { db });
   await app.register(userRoutes, { db, changes: cache, config, notify, passwords: createPasswords(config.passwordCost) });
   await app.register(orderRoutes, { db, changes: cache, notify });
   await app.register(adminMailRoutes, { db });
   const settings = new SettingsCache(cache, database.catalogDb);
-  await app.register(settingsRoutes, { db, changes: cache, settings });
-  await app.register(paymentRoutes, {
-    ...payments,
-    promptsPerUser: config.mpesa.promptsPerUser,
-    callbackAllowedIps: config.mpesa.callbackAllowedIps,
-  });
+  await app.register(settingsRoutes, { settings });
+  await app.register(adminSettingsRoutes, { db, changes: cache, settings });
+  await app.register(orderPaymentRoutes, { deps: payments.deps, promptsPerUser: config.mpesa.promptsPerUser });
+  await app.register(darajaHookRoutes, { ...payments, callbackAllowedIps: config.mpesa.callbackAllowedIps });
   await app.register(adminPaymentRoutes, { db, notify, payments: payments.deps });
   await app.register(adminDashboardRoutes, { db, settings });
+  await app.register(adminExportRoutes, { db });
   await app.register(uploadRoutes, { db });
   await app.register(webApp, { webDir: config.webDir, apiNotFound: sendNotFound, answers });
 

@@ -1,7 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { formatKsh } from '../../../shared/money.js';
 import { errorBody, idParams, isPlainList, messageBody } from '../../../shared/schemas/common.js';
 import { createOrderBody, order, orderListQuery, orderPage, placeOrderHeaders } from '../../../shared/schemas/orders.js';
+import { paymentStatus, simulatePaybillBody, stkPushBody, stkPushResponse } from '../../../shared/schemas/payments.js';
+import type { RateLimitRule } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import type { CatalogChanges } from '../../domain/catalog-changes.js';
 import {
@@ -13,14 +16,31 @@ import {
   loadExistingOrder,
   markOrderDelivered,
   placeOrder,
+  unpaidOrderForAmount,
 } from '../../domain/orders.js';
 import { markPaidByAdmin } from '../../domain/payments/ledger.js';
 import type { Notifications } from '../../mail/notifications.js';
 import { ordersPlaced } from '../../metrics.js';
+import {
+  type PaymentDeps,
+  paymentStatus as readPaymentStatus,
+  requestPayment,
+  simulatePaybillPayment,
+} from '../../payments/stk.js';
 import { currentUser } from '../../plugins/shop/sessions.js';
 
 const tags = ['orders'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 409: errorBody };
+const paymentTags = ['payments'];
+const paymentErrors = {
+  400: errorBody,
+  401: errorBody,
+  403: errorBody,
+  404: errorBody,
+  429: errorBody,
+  502: errorBody,
+  503: errorBody,
+};
 
 const orderRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; notify: Notifications }> = async (
   app,
@@ -114,3 +134,62 @@ const orderRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; noti
 };
 
 export default orderRoutes;
+
+/** Paying an order by M-Pesa: the prompt, where paying stands, and the simulator's Paybill payment. */
+export const orderPaymentRoutes: FastifyPluginAsyncZod<{ deps: PaymentDeps; promptsPerUser: RateLimitRule }> = async (
+  app,
+  { deps, promptsPerUser },
+) => {
+  app.post('/api/orders/stkpush', {
+    onRequest: app.requireUser,
+    config: {
+      rateLimit: {
+        max: promptsPerUser.max,
+        timeWindow: promptsPerUser.windowMs,
+        // Counted per shopper (the guard above has loaded them), whatever network they are on.
+        keyGenerator: (request) => request.user?.id ?? request.ip,
+      },
+    },
+    schema: {
+      tags: paymentTags,
+      summary:
+        'Send the M-Pesa payment prompt (STK push) for one of your unpaid orders: orderId, or else your most recent unpaid order that Amount pays',
+      body: stkPushBody,
+      response: { 200: stkPushResponse, ...paymentErrors },
+    },
+    handler: async (request) => {
+      const customer = currentUser(request);
+      // The specification's client sends only phoneNumber and Amount.
+      const orderId = request.body.orderId ?? (await unpaidOrderForAmount(deps.db, customer.id, request.body.Amount));
+      // The request's own logger, so the prompt's log lines carry its request id.
+      return requestPayment({ ...deps, log: request.log }, customer, { ...request.body, orderId });
+    },
+  });
+
+  app.get('/api/orders/:id/payment', {
+    onRequest: app.requireUser,
+    schema: {
+      tags: paymentTags,
+      summary: 'Where paying an order stands: paid or not, and its latest M-Pesa prompt (owner or admin)',
+      params: idParams,
+      response: { 200: paymentStatus, ...paymentErrors },
+    },
+    handler: (request) => readPaymentStatus(deps, currentUser(request), request.params.id),
+  });
+
+  app.post('/api/orders/:id/simulate-paybill', {
+    onRequest: app.requireUser,
+    schema: {
+      tags: paymentTags,
+      summary:
+        "Demo shops only (MPESA_ENV=simulator): the simulator pays what is still due by Paybill (or Till) from phoneNumber, or the sandbox's test number; the confirmation follows (owner or admin)",
+      params: idParams,
+      body: simulatePaybillBody,
+      response: { 202: messageBody, ...paymentErrors },
+    },
+    handler: async (request, reply) => {
+      const { amount } = await simulatePaybillPayment(deps, currentUser(request), request.params.id, request.body.phoneNumber);
+      return reply.status(202).send({ msg: `Paybill payment of ${formatKsh(amount)} sent from the simulated phone` });
+    },
+  });
+};

@@ -5,10 +5,8 @@ import { errorBody, idParams, messageBody } from '../../../shared/schemas/common
 import {
   adminProduct,
   adminProductDetail,
-  adminProductPage,
   categoryCount,
   product,
-  productListQuery,
   productPage,
   productUpdateBody,
   reviewBody,
@@ -18,7 +16,7 @@ import {
 import type { CatalogAnswers } from '../../cache/catalog-answers.js';
 import type { CachedAnswer } from '../../cache/catalog-cache.js';
 import type { Db } from '../../db/client.js';
-import { getAdminProductDetail, listAdminProducts } from '../../domain/admin-catalog.js';
+import { getAdminProductDetail } from '../../domain/admin-catalog.js';
 import { createSampleProduct, deleteProduct, updateProduct } from '../../domain/catalog.js';
 import type { CatalogChanges } from '../../domain/catalog-changes.js';
 import { addReview, deleteReview } from '../../domain/reviews.js';
@@ -102,17 +100,6 @@ const productRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; an
         return getAdminProductDetail(db, request.params.id);
       }
     },
-  });
-
-  app.get('/api/admin/products', {
-    onRequest: app.requireAdmin,
-    schema: {
-      tags,
-      summary: 'A page of every product, drafts too, newest first; keyword matches name, category or description (admin)',
-      querystring: productListQuery,
-      response: { 200: adminProductPage, ...errors },
-    },
-    handler: (request) => listAdminProducts(db, { page: request.query.pageNumber, keyword: request.query.keyword }),
   });
 
   app.post('/api/products', {
