@@ -32,7 +32,9 @@ import productRoutes from './routes/api/products.js';
 import settingsRoutes from './routes/api/settings.js';
 import uploadRoutes from './routes/api/uploads.js';
 import userRoutes from './routes/api/users.js';
+import { imageCache } from './routes/image-cache.js';
 import imageRoutes from './routes/images.js';
+import uploadedImageRoutes from './routes/uploads.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -123,7 +125,10 @@ export async function buildApp({ config, database, notify, logger, payments, cac
   await app.register(openapi);
 
   const db = database.db;
-  await app.register(imageRoutes, { db, demoImagesDir });
+  // Demo images and uploads share one bounded cache of encoded images.
+  const images = imageCache();
+  await app.register(imageRoutes, { demoImagesDir, images });
+  await app.register(uploadedImageRoutes, { db, images });
   await app.register(healthRoutes, { database, isClosing: () => closing });
   const answers = catalogAnswers(database.catalogDb, cache);
   await app.register(productRoutes, { db, changes: cache, answers });
