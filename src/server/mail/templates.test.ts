@@ -3,7 +3,6 @@ import { formatKsh } from '../../shared/money.js';
 import type { Order } from '../../shared/schemas/orders.js';
 import type { MailMessage } from './mailer.js';
 import {
-  escapeHtml,
   lowStockAlertMail,
   newOrderAlertMail,
   orderDeliveredMail,
@@ -21,6 +20,11 @@ const PAYBILL = { paybill: '888880' };
 
 const SCRIPT = '<script>alert(1)</script>';
 const IMG = '"><img src=x onerror=alert(1)>';
+
+/** Text as React escapes it in HTML, in text and in attribute values alike. */
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#x27;' })[c] ?? c);
+}
 
 /** A worked order by the pricing rules (docs/product-rules.md, Constants): 2 × 1,499.50 + 3 × 249.99, Ksh 100 shipping, 15% tax. */
 function anOrder(overrides: Partial<Order> = {}): Order {
