@@ -3,6 +3,8 @@ import { formatKsh } from '../../shared/money.js';
 import type { Order } from '../../shared/schemas/orders.js';
 import type { MailMessage } from './mailer.js';
 import {
+  accountChangedMail,
+  callbackParkedAlertMail,
   lowStockAlertMail,
   newOrderAlertMail,
   orderDeliveredMail,
@@ -10,6 +12,7 @@ import {
   orderPlacedMail,
   passwordResetMail,
   paymentExceptionAlertMail,
+  signInPausedMail,
 } from './templates.js';
 
 const SHOP_URL = 'https://duka.example.co.ke';
@@ -372,4 +375,117 @@ describe('merchant alerts', () => {
     expectBoth(mail, ['No order matched this payment', 'SKL4A7K2QZ', 'None matched', `${SHOP_URL}/admin/payments`]);
     expectMailSafeHtml(mail.html);
   });
+});
+
+describe('every mail', () => {
+  const at = new Date('2026-11-24T09:41:00.000Z');
+  /**
+   * Each mail with a shop name and, where it names one, a customer name; and the key facts of its
+   * subject, which its body must give too (in any case: "out of stock" is a cell's "Out of stock").
+   */
+  const mails: Record<string, { mail: (shopName: string, customer: string) => MailMessage; facts: string[] }> = {
+    passwordResetMail: {
+      mail: (shopName, customer) => passwordResetMail('w@example.com', customer, `${SHOP_URL}/reset-password/abc`, shopName),
+      facts: ['Reset your', 'Duka', 'password'],
+    },
+    accountChangedMail: {
+      mail: (shopName, customer) =>
+        accountChangedMail('w@example.com', customer, { password: true, at, byAdmin: true }, SHOP_URL, shopName),
+      facts: ['Your Duka password was changed'],
+    },
+    signInPausedMail: {
+      mail: (shopName, customer) =>
+        signInPausedMail(
+          'w@example.com',
+          customer,
+          { at, failures: 10, windowMs: 900_000, pausedForMs: 900_000 },
+          SHOP_URL,
+          shopName,
+        ),
+      facts: ['Sign-in to your Duka account is paused'],
+    },
+    orderPlacedMail: {
+      mail: (shopName, customer) =>
+        orderPlacedMail(anOrder({ user: { ...anOrder().user!, name: customer } }), SHOP_URL, PAYBILL, shopName),
+      facts: ['Duka', 'K7Q3M9XD', 'is placed'],
+    },
+    orderPaidMail: {
+      mail: (shopName, customer) =>
+        orderPaidMail(anOrder({ ...paid, user: { ...anOrder().user!, name: customer } }), SHOP_URL, undefined, shopName),
+      facts: ['Payment received', 'Duka', 'K7Q3M9XD'],
+    },
+    orderDeliveredMail: {
+      mail: (shopName, customer) =>
+        orderDeliveredMail(anOrder({ ...delivered, user: { ...anOrder().user!, name: customer } }), SHOP_URL, shopName),
+      facts: ['Duka', 'K7Q3M9XD', 'has been delivered'],
+    },
+    newOrderAlertMail: {
+      mail: (shopName, customer) =>
+        newOrderAlertMail(
+          'owner@example.com',
+          anOrder({ ...paid, user: { ...anOrder().user!, name: customer } }),
+          SHOP_URL,
+          shopName,
+        ),
+      facts: ['New paid order', 'K7Q3M9XD', 'Ksh. 4,411.32'],
+    },
+    lowStockAlertMail: {
+      mail: (shopName) =>
+        lowStockAlertMail(
+          'owner@example.com',
+          anOrder(),
+          [{ productId: 'p2', name: 'Kettle', countInStock: 0 }],
+          5,
+          SHOP_URL,
+          shopName,
+        ),
+      facts: ['Low stock', 'Kettle', 'out of stock'],
+    },
+    paymentExceptionAlertMail: {
+      mail: (shopName) =>
+        paymentExceptionAlertMail(
+          'owner@example.com',
+          { receipt: 'SKL4A7K2QZ', amount: 4412, phone: null, exception: 'unmatched', orderNumber: null },
+          SHOP_URL,
+          shopName,
+        ),
+      facts: ['attention', 'Ksh. 4,412.00', 'SKL4A7K2QZ'],
+    },
+    callbackParkedAlertMail: {
+      mail: (shopName) =>
+        callbackParkedAlertMail('owner@example.com', { kind: 'c2b_confirmation', receivedAt: at, tries: 8 }, SHOP_URL, shopName),
+      facts: ['M-Pesa message', 'c2b_confirmation'],
+    },
+  };
+  /** The merchant's alerts about stock and M-Pesa name no customer. */
+  const withoutCustomer = new Set(['lowStockAlertMail', 'paymentExceptionAlertMail', 'callbackParkedAlertMail']);
+  const HOSTILE = ['<script>alert(1)</script>', '"><img src=x onerror=1>'];
+
+  for (const [name, { mail, facts }] of Object.entries(mails)) {
+    const namesCustomer = !withoutCustomer.has(name);
+    for (const payload of HOSTILE) {
+      it(`${name} escapes ${JSON.stringify(payload)} in the shop's${namesCustomer ? " and the customer's" : ''} name`, () => {
+        const message = mail(`Soko ${payload}`, `Eve ${payload}`);
+        expect(message.html).not.toContain(payload);
+        expect(message.html).toContain(`Soko ${escapeHtml(payload)}`);
+        expect(message.text).toContain(`Soko ${payload}`);
+        if (namesCustomer) {
+          expect(message.html).toContain(`Eve ${escapeHtml(payload)}`);
+          expect(message.text).toContain(`Eve ${payload}`);
+        }
+        expectMailSafeHtml(message.html);
+      });
+    }
+
+    it(`${name} says in its HTML what its subject says`, () => {
+      const message = mail('Duka', 'Wanjiru Kamau');
+      const body = message.html.slice(message.html.indexOf('<body'));
+      expect(message.html).toContain(`<title>${escapeHtml(message.subject)}</title>`);
+      for (const fact of facts) {
+        expect(message.subject).toContain(fact);
+        expect(body.toLowerCase()).toContain(escapeHtml(fact).toLowerCase());
+      }
+      expect(message.html.startsWith('<!doctype html>\n<html lang="en">')).toBe(true);
+    });
+  }
 });
