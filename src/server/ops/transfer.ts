@@ -6,6 +6,7 @@ import readline from 'node:readline';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
+import { z } from 'zod';
 import { openDatabase } from '../db/client.js';
 import {
   BOOKKEEPING_SEQUENCES,
@@ -29,39 +30,56 @@ import { OpsError } from './errors.js';
 export const EXPORT_FORMAT = 'duka-export';
 export const EXPORT_VERSION = 1;
 
-export interface ExportHeader {
-  format: typeof EXPORT_FORMAT;
-  version: number;
-  createdAt: string;
-  source: 'pglite' | 'postgres';
-  migration: MigrationMark;
-  tables: string[];
-}
+/*
+ * The shape of each kind of line. An import reads a file from anywhere, so every line but a row is
+ * checked against its schema before it is used; strict objects, because the file is written only
+ * by exportShop, and a field it never writes means the line is not what it seems.
+ */
+const migrationMark = z.strictObject({ createdAt: z.string(), hash: z.string(), tag: z.string().optional() });
 
-interface TableLine {
-  table: string;
-  columns: { name: string; type: string }[];
-}
-interface TableEndLine {
-  tableEnd: string;
-  rows: number;
-}
-interface SequenceLine {
-  sequence: string;
-  lastValue: string;
-  isCalled: boolean;
-}
-interface FileLine {
+const exportHeader = z.strictObject({
+  format: z.literal(EXPORT_FORMAT),
+  version: z.literal(EXPORT_VERSION),
+  createdAt: z.string(),
+  source: z.enum(['pglite', 'postgres']),
+  migration: migrationMark,
+  tables: z.array(z.string()),
+});
+export type ExportHeader = z.infer<typeof exportHeader>;
+
+const tableLine = z.strictObject({
+  table: z.string(),
+  columns: z.array(z.strictObject({ name: z.string(), type: z.string() })),
+});
+type TableLine = z.infer<typeof tableLine>;
+
+const tableEndLine = z.strictObject({ tableEnd: z.string(), rows: z.int().nonnegative() });
+type TableEndLine = z.infer<typeof tableEndLine>;
+
+const sequenceLine = z.strictObject({
+  sequence: z.string(),
+  /** A bigint in its text form. */
+  lastValue: z.string().regex(/^-?\d+$/),
+  isCalled: z.boolean(),
+});
+type SequenceLine = z.infer<typeof sequenceLine>;
+
+const fileLine = z.strictObject({
   /** Path under DATA_DIR, with forward slashes: uploads/<name>. */
-  file: string;
-  sha256: string;
-  data: string;
-}
-interface FooterLine {
-  end: true;
-  rows: Record<string, number>;
-  files: number;
-}
+  file: z.string(),
+  sha256: z.hash('sha256'),
+  // Not z.base64(): a regex over megabytes of image would slow the import, and the checksum
+  // already refuses content that is not what was exported.
+  data: z.string(),
+});
+type FileLine = z.infer<typeof fileLine>;
+
+const footerLine = z.strictObject({
+  end: z.literal(true),
+  rows: z.record(z.string(), z.int().nonnegative()),
+  files: z.int().nonnegative(),
+});
+type FooterLine = z.infer<typeof footerLine>;
 
 export interface TransferSummary {
   file: string;
@@ -219,8 +237,14 @@ export interface ImportOptions {
   replace?: boolean;
 }
 
+/** A line of the file as JSON.parse made it, and where it stands, for messages. */
+interface NumberedLine {
+  number: number;
+  value: unknown;
+}
+
 /** Reads the export line by line; a gzip or JSON error becomes a message about the file. */
-async function* readLines(file: string): AsyncGenerator<unknown> {
+async function* readLines(file: string): AsyncGenerator<NumberedLine> {
   const input = createReadStream(file);
   const gunzip = createGunzip();
   const reader = readline.createInterface({ input: input.pipe(gunzip), crlfDelay: Number.POSITIVE_INFINITY });
@@ -231,7 +255,7 @@ async function* readLines(file: string): AsyncGenerator<unknown> {
       number += 1;
       if (line === '') continue;
       try {
-        yield JSON.parse(line);
+        yield { number, value: JSON.parse(line) };
       } catch {
         throw new OpsError(`${file} is damaged: line ${number} is not JSON`);
       }
@@ -251,6 +275,24 @@ async function* readLines(file: string): AsyncGenerator<unknown> {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Zod's own words, but for a field the line lacks, which it would call "received undefined". */
+const lineErrors: z.core.$ZodErrorMap = (issue) =>
+  issue.code === 'invalid_type' && issue.input === undefined ? 'missing' : undefined;
+
+/** A line checked against the schema of its kind, or an error that says which line and what is wrong with it. */
+function checkLine<T>(file: string, line: NumberedLine, kind: string, schema: z.ZodType<T>): T {
+  const checked = schema.safeParse(line.value, { error: lineErrors });
+  if (checked.success) return checked.data;
+  const problems = checked.error.issues.map((issue) =>
+    issue.path.length > 0 ? `${z.core.toDotPath(issue.path)}: ${issue.message}` : issue.message,
+  );
+  return damaged(file, line, `(${kind}): ${problems.join('; ')}`);
+}
+
+function damaged(file: string, line: NumberedLine, what: string): never {
+  throw new OpsError(`${file} is damaged: line ${line.number} ${what}`);
 }
 
 /** A file line may only write inside DATA_DIR's data folders. */
@@ -280,11 +322,11 @@ export async function importShop(target: Target, file: string, options: ImportOp
 async function loadExport(
   target: Target,
   file: string,
-  lines: AsyncGenerator<unknown>,
+  lines: AsyncGenerator<NumberedLine>,
   options: ImportOptions,
 ): Promise<TransferSummary> {
   const first = await lines.next();
-  const header = first.value;
+  const header = first.value?.value;
   if (first.done || !isRecord(header) || header.format !== EXPORT_FORMAT) {
     throw new OpsError(`${file} is not a Duka export (made by npm run db:export)`);
   }
@@ -293,7 +335,7 @@ async function loadExport(
       `${file} is in export format ${String(header.version)}; this version of Duka reads format ${EXPORT_VERSION}`,
     );
   }
-  const exported = header as unknown as ExportHeader;
+  const exported = checkLine(file, first.value, 'the header', exportHeader);
 
   if (!target.databaseUrl) assertPgliteNotInUse(target);
   const database = await openDatabase({
@@ -358,28 +400,34 @@ async function loadExport(
     };
 
     for await (const line of lines) {
-      if (footer) throw new OpsError(`${file} is damaged: lines follow its end`);
-      if (Array.isArray(line)) {
-        if (!current) throw new OpsError(`${file} is damaged: a row outside any table`);
-        if (line.length !== current.table.columns.length) {
-          throw new OpsError(`${file} is damaged: a row of ${current.table.name} has ${line.length} values`);
+      const { value } = line;
+      if (footer) damaged(file, line, 'follows the end line');
+      // Rows are nearly every line: checked for their length alone, as PostgreSQL's casts check their values.
+      if (Array.isArray(value)) {
+        if (!current) damaged(file, line, 'is a row outside any table');
+        if (value.length !== current.table.columns.length) {
+          damaged(
+            file,
+            line,
+            `is a row of ${current.table.name} with ${value.length} values, not ${current.table.columns.length}`,
+          );
         }
-        batch.push(line);
-        batchChars += rowChars(line);
+        batch.push(value);
+        batchChars += rowChars(value);
         if (batch.length >= BATCH_ROWS || batchChars >= BATCH_CHARS) await flush();
-      } else if (isRecord(line) && typeof line.table === 'string') {
-        current = { ...tableLoader(tables, line as unknown as TableLine), count: 0 };
-      } else if (isRecord(line) && typeof line.tableEnd === 'string') {
-        const end = line as unknown as TableEndLine;
-        if (current?.table.name !== end.tableEnd) throw new OpsError(`${file} is damaged: ${end.tableEnd} ends out of place`);
+      } else if (isRecord(value) && 'table' in value) {
+        current = { ...tableLoader(tables, checkLine(file, line, 'a table line', tableLine)), count: 0 };
+      } else if (isRecord(value) && 'tableEnd' in value) {
+        const end = checkLine(file, line, "a table's end line", tableEndLine);
+        if (current?.table.name !== end.tableEnd) damaged(file, line, `ends ${end.tableEnd} out of place`);
         await flush();
         if (current.count !== end.rows) {
-          throw new OpsError(`${file} is damaged: ${end.tableEnd} should have ${end.rows} rows, it has ${current.count}`);
+          damaged(file, line, `ends ${end.tableEnd}, which should have ${end.rows} rows; it has ${current.count}`);
         }
         rows[end.tableEnd] = current.count;
         current = undefined;
-      } else if (isRecord(line) && typeof line.sequence === 'string') {
-        const sequence = line as unknown as SequenceLine;
+      } else if (isRecord(value) && 'sequence' in value) {
+        const sequence = checkLine(file, line, 'a sequence line', sequenceLine);
         // Exports made before it was left out may still carry it.
         if (BOOKKEEPING_SEQUENCES.includes(sequence.sequence)) continue;
         await conn.query('SELECT setval($1::regclass, $2::bigint, $3::boolean)', [
@@ -390,21 +438,21 @@ async function loadExport(
           sequence.lastValue,
           sequence.isCalled,
         ]);
-      } else if (isRecord(line) && typeof line.file === 'string') {
-        const entry = line as unknown as FileLine;
+      } else if (isRecord(value) && 'file' in value) {
+        const entry = checkLine(file, line, 'a file line', fileLine);
         const relative = safeDataPath(entry.file);
         const content = Buffer.from(entry.data, 'base64');
         if (createHash('sha256').update(content).digest('hex') !== entry.sha256) {
-          throw new OpsError(`${file} is damaged: the content of ${relative} does not match its checksum`);
+          damaged(file, line, `holds content of ${relative} that does not match its checksum`);
         }
         await fs.mkdir(path.dirname(path.join(staging, relative)), { recursive: true });
         await fs.writeFile(path.join(staging, relative), content);
         staged.push(relative);
         files += 1;
-      } else if (isRecord(line) && line.end === true) {
-        footer = line as unknown as FooterLine;
+      } else if (isRecord(value) && 'end' in value) {
+        footer = checkLine(file, line, 'the end line', footerLine);
       } else {
-        throw new OpsError(`${file} is damaged: a line of unknown kind`);
+        damaged(file, line, 'is a line of unknown kind');
       }
     }
     if (!footer || current) throw new OpsError(`${file} is cut short (it has no end line); nothing was imported`);
