@@ -27,33 +27,44 @@ function helmetHeaders(options: HelmetOptions): Record<string, string> {
 }
 
 /**
- * Security headers on every response. The content security policy allows no inline script;
- * product images may come from other https hosts because an admin can paste an image URL.
+ * The shop's helmet options. The content security policy allows no inline script; product images
+ * may come from other https hosts because an admin can paste an image URL. Typed as written rather
+ * than as HelmetOptions, so the test can hand them to @fastify/helmet too: it sees helmet's CommonJS
+ * types, whose HelmetOptions differs from the one an ES module import sees (each declares its own
+ * unique symbol).
+ */
+export function helmetOptions(secureCookies: boolean) {
+  return {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:', 'https:'],
+        fontSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        ...(secureCookies && { upgradeInsecureRequests: [] }),
+      },
+    },
+    // Served over plain http on a laptop; HSTS belongs to the HTTPS reverse proxy in production.
+    strictTransportSecurity: secureCookies,
+    referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
+    crossOriginEmbedderPolicy: false,
+  } satisfies HelmetOptions;
+}
+
+/**
+ * Security headers on every response, as @fastify/helmet would send them with helmetOptions
+ * (test/api/security-headers.test.ts compares the two).
  */
 export default fp(
   async function securityHeaders(app: FastifyInstance, opts: { secureCookies: boolean }) {
-    const headers = helmetHeaders({
-      contentSecurityPolicy: {
-        useDefaults: false,
-        directives: {
-          defaultSrc: ["'self'"],
-          scriptSrc: ["'self'"],
-          styleSrc: ["'self'", "'unsafe-inline'"],
-          imgSrc: ["'self'", 'data:', 'https:'],
-          fontSrc: ["'self'", 'data:'],
-          connectSrc: ["'self'"],
-          objectSrc: ["'none'"],
-          baseUri: ["'self'"],
-          formAction: ["'self'"],
-          frameAncestors: ["'none'"],
-          ...(opts.secureCookies && { upgradeInsecureRequests: [] }),
-        },
-      },
-      // Served over plain http on a laptop; HSTS belongs to the HTTPS reverse proxy in production.
-      strictTransportSecurity: opts.secureCookies,
-      referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
-      crossOriginEmbedderPolicy: false,
-    });
+    const headers = helmetHeaders(helmetOptions(opts.secureCookies));
     app.addHook('onRequest', (_request, reply, done) => {
       reply.headers(headers);
       done();
