@@ -1,11 +1,11 @@
 import fastifyHelmet from '@fastify/helmet';
 import Fastify, { type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import securityHeaders, { helmetOptions } from '../../src/server/plugins/security.js';
+import securityHeaders, { helmetOptions } from '../../src/server/plugins/packages/security-headers.js';
 import { buildTestApp, type TestShop } from '../support/shop.js';
 
 /**
- * The shop works helmet's headers out once, at start (src/server/plugins/security.ts), instead of
+ * The shop works helmet's headers out once, at start (src/server/plugins/packages/security-headers.ts), instead of
  * registering @fastify/helmet, which runs helmet on every request. Its answers must carry exactly
  * the headers @fastify/helmet would send with the same options, so a helmet upgrade that changes
  * them, or a change to the plugin, shows here.
