@@ -13,7 +13,7 @@ import { type Database, openDatabase } from './db/client.js';
 import { seedShop } from './db/seed.js';
 import type { CatalogChanges } from './domain/catalog-changes.js';
 import { importLegacyUploads } from './domain/images.js';
-import { openExceptionCounts } from './domain/payments/ledger.js';
+import { openExceptionCounts } from './domain/payments/ledger-views.js';
 import { ensureSettings } from './domain/settings.js';
 import { stopListening } from './http/stop-listening.js';
 import { type LoggedRequest, redactedUrl } from './lib/secret-params.js';

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DarajaSimulator } from '../../src/server/mpesa/simulator/index.js';
-import { MAX_CALLBACK_TRIES } from '../../src/server/payments/stk.js';
+import { MAX_CALLBACK_TRIES } from '../../src/server/payments/callbacks.js';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { LedgerPayment, PaymentStatus } from '../../src/shared/schemas/payments.js';
 import type { ApiClient } from '../support/client.js';

@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import { readFile } from 'node:fs/promises';
 import Fastify from 'fastify';
 import { openDatabase } from '../../src/server/db/client.js';
-import { openExceptionCounts } from '../../src/server/domain/payments/ledger.js';
+import { openExceptionCounts } from '../../src/server/domain/payments/ledger-views.js';
 import { enqueueMail, mailQueueDepth } from '../../src/server/mail/queue.js';
 import { ordersPlaced, setupClusterMetrics, watchShop } from '../../src/server/metrics.js';
 import metrics from '../../src/server/plugins/shop/metrics.js';

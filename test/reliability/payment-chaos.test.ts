@@ -241,7 +241,7 @@ async function explainMissing(rows: LedgerRow[]): Promise<void> {
   }
 }
 
-/** An open exception, as the admin's list counts it (src/server/domain/payments/ledger.ts). */
+/** An open exception, as the admin's list counts it (src/server/domain/payments/ledger-views.ts). */
 function isOpen(row: LedgerRow): boolean {
   if (row.exception === null) return false;
   return (

@@ -6,7 +6,7 @@ import type { Dashboard, SalesFigure } from '../../shared/schemas/dashboard.js';
 import { dayEnd } from '../../shared/schemas/orders.js';
 import { type Db, queryRows } from '../db/client.js';
 import { mpesaPayments, orders, products } from '../db/schema.js';
-import { isOpenException } from './payments/ledger.js';
+import { isOpenException } from './payments/ledger-views.js';
 
 /** An unpaid order older than this is overdue: the shopper may need a reminder, or the stock back. */
 const UNPAID_OVERDUE_AFTER_MS = 24 * 60 * 60 * 1000;

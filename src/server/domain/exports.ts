@@ -8,7 +8,7 @@ import type { Db } from '../db/client.js';
 import { mpesaPayments, orderItems, orders, users } from '../db/schema.js';
 import type { CsvCell } from '../http/csv.js';
 import { orderListWhere } from './orders.js';
-import { ledgerFilterWhere } from './payments/ledger.js';
+import { ledgerFilterWhere } from './payments/ledger-views.js';
 
 /**
  * Rows read per query. An export walks its rows newest first a batch at a time, each batch

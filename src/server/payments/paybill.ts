@@ -10,8 +10,9 @@ import {
   recordPayment,
 } from '../domain/payments/ledger.js';
 import { parseC2bBody } from '../mpesa/c2b-body.js';
-import { sendConfirmationLookup } from './initiator.js';
-import { finishCallback, type PaymentDeps, storeCallback } from './stk.js';
+import { finishCallback, storeCallback } from './callback-store.js';
+import type { PaymentDeps } from './deps.js';
+import { sendConfirmationLookup } from './status-lookups.js';
 
 /**
  * Lipa na M-Pesa by Paybill or Till (C2B): the shopper pays from the M-Pesa menu, and Daraja

@@ -9,9 +9,9 @@ import type { Notifications } from '../mail/notifications.js';
 import { createDarajaClient, type DarajaClient } from '../mpesa/daraja-client.js';
 import { type LocalSimulator, startLocalSimulator } from '../mpesa/local-simulator.js';
 import { credentialKeyFrom, securityCredential } from '../mpesa/security-credential.js';
-import type { InitiatorDeps } from './initiator.js';
+import type { InitiatorDeps, PaymentDeps } from './deps.js';
 import { lipaNaMpesaOf } from './lipa-na-mpesa.js';
-import { type PaymentDeps, reconcilePendingPayments } from './stk.js';
+import { reconcilePendingPayments } from './reconciler.js';
 
 /**
  * The shop's M-Pesa wiring: the Daraja client (pointed at Safaricom, or at the local simulator
@@ -94,34 +94,6 @@ export async function startMpesa(
     ),
   };
 
-  /**
-   * Tells M-Pesa where to send the Paybill/Till confirmations (and validations, if Safaricom has
-   * enabled them for the shortcode). A failure is logged and the shop runs on: the payments still
-   * happen, and the reconciler and the admin see them once the URLs are registered.
-   */
-  async function registerC2b(): Promise<void> {
-    const shop = lipaNaMpesaOf(config);
-    const shortCode = 'paybill' in shop ? shop.paybill : shop.till;
-    const hooks = `${callbackBase()}/api/hooks/daraja/c2b/${secrets.c2b}`;
-    try {
-      const outcome = await daraja.registerC2bUrls({
-        shortCode,
-        version: config.c2bVersion,
-        confirmationUrl: `${hooks}/confirm`,
-        validationUrl: `${hooks}/validate`,
-        // Should M-Pesa not reach the validation URL in time, the payment goes through: the shop
-        // can match or refund it afterwards, while a refused payment is a lost sale.
-        responseType: 'Completed',
-      });
-      log.info({ shortCode, version: config.c2bVersion, outcome }, 'M-Pesa C2B URLs registered');
-    } catch (error) {
-      log.error(
-        { err: error, shortCode },
-        'M-Pesa C2B URL registration failed: Paybill/Till payments will not be confirmed to the shop until it succeeds (restart to retry)',
-      );
-    }
-  }
-
   const c2bRefused = config.c2bRegister ? c2bRegistrationRefusal(config) : null;
   if (c2bRefused) log.error(c2bRefused);
 
@@ -137,7 +109,7 @@ export async function startMpesa(
     listening(url) {
       listenUrl = url;
       if (!config.c2bRegister || c2bRefused) return Promise.resolve();
-      const registration = registerC2b();
+      const registration = registerC2b(config, daraja, log, `${callbackBase()}/api/hooks/daraja/c2b/${secrets.c2b}`);
       // The local simulator answers at once, and a demo payment made right after start must find
       // the URLs; Safaricom may be slow, and the shop need not wait for it to serve.
       return config.env === 'simulator' ? registration : Promise.resolve();
@@ -160,6 +132,39 @@ export async function startMpesa(
       await simulator?.close();
     },
   };
+}
+
+/**
+ * Tells M-Pesa where to send the Paybill/Till confirmations (and validations, if Safaricom has
+ * enabled them for the shortcode). A failure is logged and the shop runs on: the payments still
+ * happen, and the reconciler and the admin see them once the URLs are registered.
+ */
+async function registerC2b(
+  config: MpesaConfig,
+  daraja: DarajaClient,
+  log: FastifyBaseLogger,
+  /** The shop's C2B hook URL, without its /confirm or /validate. */
+  hooks: string,
+): Promise<void> {
+  const shop = lipaNaMpesaOf(config);
+  const shortCode = 'paybill' in shop ? shop.paybill : shop.till;
+  try {
+    const outcome = await daraja.registerC2bUrls({
+      shortCode,
+      version: config.c2bVersion,
+      confirmationUrl: `${hooks}/confirm`,
+      validationUrl: `${hooks}/validate`,
+      // Should M-Pesa not reach the validation URL in time, the payment goes through: the shop
+      // can match or refund it afterwards, while a refused payment is a lost sale.
+      responseType: 'Completed',
+    });
+    log.info({ shortCode, version: config.c2bVersion, outcome }, 'M-Pesa C2B URLs registered');
+  } catch (error) {
+    log.error(
+      { err: error, shortCode },
+      'M-Pesa C2B URL registration failed: Paybill/Till payments will not be confirmed to the shop until it succeeds (restart to retry)',
+    );
+  }
 }
 
 /**

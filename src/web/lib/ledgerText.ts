@@ -34,7 +34,7 @@ export const STATUS_VARIANT: Record<LedgerStatus, { bg: string; text?: 'dark' }>
  * An exception the merchant still has to deal with: an exception proper, or a payment that
  * credited its order but still waits for something (its receipt).
  */
-/** The server's rule (domain/payments/ledger.ts): a refund M-Pesa never answered needs the merchant too. */
+/** The server's rule (domain/payments/ledger-views.ts): a refund M-Pesa never answered needs the merchant too. */
 export const isOpenException = (payment: LedgerPayment) =>
   payment.exception !== null &&
   (payment.status === 'exception' ||

@@ -1,22 +1,12 @@
-import { and, count, desc, eq, inArray, isNotNull, isNull, lt, type SQL, sql } from 'drizzle-orm';
+import { and, count, eq, isNull, lt, type SQL, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import { maskMsisdn, normaliseMsisdn } from '../../../shared/phone.js';
-import type {
-  AssignPaymentBody,
-  LedgerFilter,
-  LedgerPage,
-  LedgerPayment,
-  LedgerStatus,
-  ManualPaymentBody,
-  PaymentException,
-  PaymentSource,
-} from '../../../shared/schemas/payments.js';
+import type { LedgerStatus, PaymentException, PaymentSource } from '../../../shared/schemas/payments.js';
 import type { Db, Queryable } from '../../db/client.js';
-import { mpesaPayments, mpesaRefunds, orders } from '../../db/schema.js';
-import { AppError, badRequest, conflict, notFound } from '../../errors.js';
+import { mpesaPayments, type mpesaRefunds, orders } from '../../db/schema.js';
+import { AppError, notFound } from '../../errors.js';
 import type { Notifications } from '../../mail/notifications.js';
 import { countPaymentException } from '../../metrics.js';
-import { loadExistingOrder, ORDER_NOT_FOUND, orderWithNumber } from '../orders.js';
+import { loadExistingOrder } from '../orders.js';
 import { heldCents, type Settlement, settleOrder, stillDueCents } from './coverage.js';
 
 /**
@@ -33,6 +23,9 @@ import { heldCents, type Settlement, settleOrder, stillDueCents } from './covera
  * - naming no order the shop can find: unmatched, for an admin to assign;
  * - not confirmed by M-Pesa: unconfirmed, paying nothing until it is;
  * - known only from the STK status query: credited, "receipt missing" until the receipt comes.
+ *
+ * What admins do with the ledger is in admin-actions.ts; how it is shown and listed, in
+ * ledger-views.ts.
  */
 
 export type LedgerRow = typeof mpesaPayments.$inferSelect;
@@ -124,7 +117,7 @@ export async function settleAfter(tx: Queryable, deps: LedgerDeps, orderId: stri
 }
 
 /** "Payment received", once per paying payment, with what M-Pesa charged. */
-async function notifyPaid(tx: Queryable, deps: LedgerDeps, payment: LedgerRow): Promise<void> {
+export async function notifyPaid(tx: Queryable, deps: LedgerDeps, payment: LedgerRow): Promise<void> {
   if (!payment.orderId || payment.notifiedAt) return;
   const marked = await tx
     .update(mpesaPayments)
@@ -392,153 +385,14 @@ export async function refuseConfirmation(tx: Queryable, deps: LedgerDeps, paymen
   deps.log.error({ paymentId: row.id, receipt: row.receipt, reason }, 'M-Pesa did not confirm a payment: it pays nothing');
 }
 
-// ------------------------------------------------------------------------------------------------
-// What admins do with the ledger
-// ------------------------------------------------------------------------------------------------
-
-/**
- * Open exceptions: still need the merchant. A payment being refunded waits for M-Pesa, not for
- * them, unless its reversal went unanswered.
- */
-export const isOpenException = and(
-  isNotNull(mpesaPayments.exception),
-  sql`(${mpesaPayments.status} in ('exception', 'credited') or (${mpesaPayments.status} = 'refund_pending' and ${mpesaPayments.exception} = 'refund_unanswered'))`,
-);
-
-/** The same rule as isOpenException, for a row in hand. */
-export function hasOpenException(row: Pick<LedgerRow, 'status' | 'exception'>): boolean {
-  if (row.exception === null) return false;
-  return (
-    row.status === 'exception' ||
-    row.status === 'credited' ||
-    (row.status === 'refund_pending' && row.exception === 'refund_unanswered')
-  );
-}
-
-/** The payments a ledger view keeps: the list and the CSV export alike. */
-export function ledgerFilterWhere(filter: LedgerFilter): SQL | undefined {
-  if (filter === 'exception') return isOpenException;
-  if (filter === 'unmatched') return and(eq(mpesaPayments.exception, 'unmatched'), eq(mpesaPayments.status, 'exception'));
-  if (filter === 'unconfirmed') return inArray(mpesaPayments.exception, ['unconfirmed', 'other_shortcode']);
-  return undefined;
-}
-
-/** The latest refund asked for each of these payments. */
-export async function latestRefunds(db: Queryable, paymentIds: string[]): Promise<Map<string, RefundRow>> {
-  if (paymentIds.length === 0) return new Map();
-  const rows = await db
-    .select()
-    .from(mpesaRefunds)
-    .where(inArray(mpesaRefunds.paymentId, paymentIds))
-    .orderBy(mpesaRefunds.requestedAt, mpesaRefunds.id);
-  // Oldest first, so the latest of each payment is the one left in the map.
-  return new Map(rows.map((r) => [r.paymentId, r] as const));
-}
-
-export function toLedgerJson(
-  row: LedgerRow,
-  viewer: 'admin' | 'owner',
-  orderNumber: string | null,
-  refund: RefundRow | null = null,
-): LedgerPayment {
-  const admin = viewer === 'admin';
-  return {
-    _id: row.id,
-    receipt: row.receipt,
-    amount: row.amountCents / 100,
-    phone: row.phone === null ? null : admin ? row.phone : maskMsisdn(row.phone),
-    source: row.source as PaymentSource,
-    orderId: row.orderId,
-    orderNumber: row.orderId === null ? null : orderNumber,
-    status: row.status as LedgerStatus,
-    // The merchant's notes and the ledger's internal codes are the merchant's: a shopper sees
-    // what they paid and where the money stands, never why the merchant looked at it.
-    exception: admin ? (row.exception as PaymentException | null) : null,
-    receivedAt: (row.transactionAt ?? row.createdAt).toISOString(),
-    note: admin ? row.note : null,
-    recordedAmount: admin && row.recordedAmountCents !== null ? row.recordedAmountCents / 100 : null,
-    detail: admin ? row.detail : null,
-    refund: refund && {
-      requestedAt: refund.requestedAt.toISOString(),
-      completedAt: refund.completedAt?.toISOString() ?? null,
-      failureReason: admin ? refund.failureReason : null,
-      failedAt: refund.failedAt?.toISOString() ?? null,
-    },
-  };
-}
-
-/** The short numbers of the orders that payments name, by order id. */
-async function orderNumbersOf(db: Queryable, rows: LedgerRow[]): Promise<Map<string, string>> {
-  const orderIds = [...new Set(rows.flatMap((r) => (r.orderId ? [r.orderId] : [])))];
-  if (orderIds.length === 0) return new Map();
-  const found = await db.select({ id: orders.id, number: orders.number }).from(orders).where(inArray(orders.id, orderIds));
-  return new Map(found.map((o) => [o.id, o.number] as const));
-}
-
-/** Payments as the API shows them, each with its order's number and its latest refund. */
-export async function ledgerJsonOf(db: Queryable, rows: LedgerRow[], viewer: 'admin' | 'owner'): Promise<LedgerPayment[]> {
-  // One after the other: inside a transaction both go through the same connection anyway.
-  const refunds = await latestRefunds(
-    db,
-    rows.map((r) => r.id),
-  );
-  const numbers = await orderNumbersOf(db, rows);
-  return rows.map((r) => toLedgerJson(r, viewer, (r.orderId && numbers.get(r.orderId)) || null, refunds.get(r.id) ?? null));
-}
-
-export const LEDGER_PAGE_SIZE = 20;
-
-export async function listLedger(db: Db, filter: LedgerFilter, pageNumber: number): Promise<LedgerPage> {
-  const where = ledgerFilterWhere(filter);
-  const [total] = await db.select({ n: count() }).from(mpesaPayments).where(where);
-  const pages = Math.max(1, Math.ceil((total?.n ?? 0) / LEDGER_PAGE_SIZE));
-  const page = Math.min(Math.max(1, pageNumber), pages);
-  const rows = await db
-    .select()
-    .from(mpesaPayments)
-    .where(where)
-    .orderBy(desc(mpesaPayments.createdAt), desc(mpesaPayments.id))
-    .limit(LEDGER_PAGE_SIZE)
-    .offset((page - 1) * LEDGER_PAGE_SIZE);
-  return { payments: await ledgerJsonOf(db, rows, 'admin'), page, pages };
-}
-
-export async function openExceptionCounts(db: Queryable): Promise<Record<string, number>> {
-  const rows = await db
-    .select({ exception: mpesaPayments.exception, n: count() })
-    .from(mpesaPayments)
-    .where(isOpenException)
-    .groupBy(mpesaPayments.exception);
-  return Object.fromEntries(rows.map((r) => [r.exception ?? 'none', r.n]));
-}
-
-export async function paymentsOfOrder(db: Queryable, orderId: string): Promise<LedgerRow[]> {
-  return db.select().from(mpesaPayments).where(eq(mpesaPayments.orderId, orderId)).orderBy(mpesaPayments.createdAt);
-}
-
 export async function lockPayment(tx: Queryable, id: string): Promise<LedgerRow> {
   const [row] = await tx.select().from(mpesaPayments).where(eq(mpesaPayments.id, id)).for('update');
   if (!row) throw notFound('Payment not found');
   return row;
 }
 
-/** How an admin names an order: by its id, or by its number (the Paybill account on the statement). */
-export type OrderReference = AssignPaymentBody;
-
-/** The id of the order an admin named; 404 when there is none. */
-async function namedOrderId(tx: Queryable, named: OrderReference): Promise<string> {
-  if (named.orderId === undefined) {
-    const order = await orderWithNumber(tx, named.orderNumber ?? '');
-    if (!order) throw notFound(`No order has the number ${named.orderNumber}`);
-    return order.id;
-  }
-  const [order] = await tx.select({ id: orders.id }).from(orders).where(eq(orders.id, named.orderId));
-  if (!order) throw notFound('Order not found');
-  return order.id;
-}
-
 /** A payment that paid no order is judged against one: an admin's assignment, or its prompt found late. */
-async function putOnOrder(tx: Queryable, deps: LedgerDeps, payment: LedgerRow, orderId: string): Promise<LedgerRow> {
+export async function putOnOrder(tx: Queryable, deps: LedgerDeps, payment: LedgerRow, orderId: string): Promise<LedgerRow> {
   const verdict = await judgeAgainstOrder(tx, orderId, payment.amountCents, payment.source as PaymentSource);
   const exception = verdict.exception ?? (payment.receipt === null && payment.source !== 'manual' ? 'receipt_missing' : null);
   const [row] = await tx
@@ -551,121 +405,6 @@ async function putOnOrder(tx: Queryable, deps: LedgerDeps, payment: LedgerRow, o
   if (exception) countPaymentException(exception);
   return row;
 }
-
-/**
- * An admin gives an unmatched payment its order, or confirms an unconfirmed one from the M-Pesa
- * statement (on its own order or another): it is judged against the order as if it had just come.
- */
-export async function assignPayment(db: Db, deps: LedgerDeps, paymentId: string, named: OrderReference): Promise<LedgerPayment> {
-  return db.transaction(async (tx) => {
-    const payment = await lockPayment(tx, paymentId);
-    // Only a payment that pays no order: unmatched, or unconfirmed and found on the M-Pesa statement.
-    const assignable = payment.exception === 'unmatched' || payment.exception === 'unconfirmed';
-    if (!assignable || (payment.status !== 'exception' && payment.status !== 'resolved')) {
-      throw conflict('Only an unmatched or unconfirmed payment can be assigned to an order');
-    }
-    const orderId = await namedOrderId(tx, named);
-    const row = await putOnOrder(tx, deps, payment, orderId);
-    deps.log.info({ paymentId, orderId, status: row.status, exception: row.exception }, 'M-Pesa payment assigned to an order');
-    return (await ledgerJsonOf(tx, [row], 'admin'))[0] as LedgerPayment;
-  });
-}
-
-/** An admin closes an exception with a note (refunded by hand, kept as credit, checked, …). */
-export async function resolvePayment(db: Db, deps: LedgerDeps, paymentId: string, note: string): Promise<LedgerPayment> {
-  return db.transaction(async (tx) => {
-    const payment = await lockPayment(tx, paymentId);
-    if (!hasOpenException(payment)) throw conflict('This payment has no open exception');
-    if (payment.exception === 'refund_unanswered') {
-      throw badRequest(
-        'Say whether your M-Pesa statement shows the reversal: refunded true (the money went back) or false (it did not).',
-        'refunded',
-      );
-    }
-    const [row] = await tx
-      .update(mpesaPayments)
-      .set({ status: 'resolved', note, resolvedAt: sql`now()`, updatedAt: sql`now()` })
-      .where(eq(mpesaPayments.id, paymentId))
-      .returning();
-    if (!row) throw new Error('ledger update returned nothing');
-    // A query-settled payment whose receipt never came: the shopper still gets their mail.
-    if (payment.exception === 'receipt_missing' && payment.status === 'credited') await notifyPaid(tx, deps, payment);
-    deps.log.info({ paymentId, exception: payment.exception }, 'M-Pesa payment exception resolved');
-    return (await ledgerJsonOf(tx, [row], 'admin'))[0] as LedgerPayment;
-  });
-}
-
-/** An admin records a payment from the merchant's M-Pesa statement, with its receipt. */
-export async function recordManualPayment(
-  db: Db,
-  deps: LedgerDeps,
-  adminId: string,
-  input: ManualPaymentBody,
-): Promise<LedgerPayment> {
-  const amountCents = Math.round(input.amount * 100);
-  if (Math.abs(amountCents - input.amount * 100) > 1e-6) throw badRequest('Amount has at most two decimals', 'amount');
-  const phone = input.phone ? normaliseMsisdn(input.phone) : null;
-  if (input.phone && !phone) throw badRequest('Enter a Safaricom number like 0712345678 or +254712345678', 'phone');
-  return db.transaction(async (tx) => {
-    const orderId = await namedOrderId(tx, input);
-    const outcome = await recordPayment(
-      tx,
-      deps,
-      {
-        receipt: input.receipt,
-        amountCents,
-        phone,
-        source: 'manual',
-        checkoutRequestId: null,
-        raw: null,
-        transactionAt: null,
-        recordedBy: adminId,
-      },
-      orderId,
-    );
-    if (outcome.kind === 'duplicate') {
-      throw conflict('This M-Pesa receipt is already recorded: find it in the payments list', 'receipt');
-    }
-    return (await ledgerJsonOf(tx, [outcome.payment], 'admin'))[0] as LedgerPayment;
-  });
-}
-
-/**
- * An admin's "Mark As Paid" (no receipt: cash, a payment found elsewhere): recorded as a manual
- * payment of what is still due, without a receipt, so that the order is paid by the one rule.
- */
-export async function markPaidByAdmin(db: Db, deps: LedgerDeps, orderId: string, adminId: string | null): Promise<void> {
-  await db.transaction(async (tx) => {
-    const [order] = await tx
-      .select({ isPaid: orders.isPaid, totalCents: orders.totalCents })
-      .from(orders)
-      .where(eq(orders.id, orderId))
-      .for('update');
-    if (!order) throw notFound(ORDER_NOT_FOUND);
-    const due = stillDueCents(order.totalCents, await heldCents(tx, orderId));
-    if (order.isPaid || due === 0) throw badRequest('Order is already paid');
-    const outcome = await recordPayment(
-      tx,
-      deps,
-      {
-        receipt: null,
-        amountCents: due,
-        phone: null,
-        source: 'manual',
-        checkoutRequestId: null,
-        raw: null,
-        transactionAt: null,
-        recordedBy: adminId,
-        note: MARKED_PAID_NOTE,
-      },
-      orderId,
-    );
-    await notifyPaid(tx, deps, outcome.payment);
-  });
-}
-
-/** The note on the payment an admin's "Mark As Paid" records. */
-export const MARKED_PAID_NOTE = 'Marked as paid by an admin, without an M-Pesa receipt';
 
 /** An order that any payment names cannot be hard-deleted: the ledger must keep what it paid. */
 export async function assertOrderHasNoPayments(tx: Queryable, orderId: string): Promise<void> {

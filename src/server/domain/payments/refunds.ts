@@ -4,7 +4,8 @@ import type { Db, Queryable } from '../../db/client.js';
 import { mpesaPayments, mpesaRefunds, orders } from '../../db/schema.js';
 import { AppError, conflict } from '../../errors.js';
 import { countPaymentException, countRefund } from '../../metrics.js';
-import { type LedgerDeps, type LedgerRow, ledgerJsonOf, lockPayment, type RefundRow, settleAfter } from './ledger.js';
+import { type LedgerDeps, type LedgerRow, lockPayment, type RefundRow, settleAfter } from './ledger.js';
+import { ledgerJsonOf } from './ledger-views.js';
 
 /**
  * Refunds by M-Pesa Reversal: the ledger's side (docs/payments.md, Refunds). The whole payment

@@ -18,15 +18,11 @@ import {
   placeOrder,
   unpaidOrderForAmount,
 } from '../../domain/orders.js';
-import { markPaidByAdmin } from '../../domain/payments/ledger.js';
+import { markPaidByAdmin } from '../../domain/payments/admin-actions.js';
 import type { Notifications } from '../../mail/notifications.js';
 import { ordersPlaced } from '../../metrics.js';
-import {
-  type PaymentDeps,
-  paymentStatus as readPaymentStatus,
-  requestPayment,
-  simulatePaybillPayment,
-} from '../../payments/stk.js';
+import type { PaymentDeps } from '../../payments/deps.js';
+import { paymentStatus as readPaymentStatus, requestPayment, simulatePaybillPayment } from '../../payments/stk.js';
 import { currentUser } from '../../plugins/shop/sessions.js';
 
 const tags = ['orders'];

@@ -10,17 +10,12 @@ import {
   resolvePaymentBody,
 } from '../../../../shared/schemas/payments.js';
 import type { Db } from '../../../db/client.js';
-import {
-  assignPayment,
-  listLedger,
-  openExceptionCounts,
-  recordManualPayment,
-  resolvePayment,
-} from '../../../domain/payments/ledger.js';
+import { assignPayment, recordManualPayment, resolvePayment } from '../../../domain/payments/admin-actions.js';
+import { listLedger, openExceptionCounts } from '../../../domain/payments/ledger-views.js';
 import { resolveUnansweredRefund } from '../../../domain/payments/refunds.js';
 import type { Notifications } from '../../../mail/notifications.js';
+import type { PaymentDeps } from '../../../payments/deps.js';
 import { requestRefund } from '../../../payments/initiator.js';
-import type { PaymentDeps } from '../../../payments/stk.js';
 import { currentUser } from '../../../plugins/shop/sessions.js';
 
 const tags = ['admin', 'payments'];

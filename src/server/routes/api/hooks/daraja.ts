@@ -3,9 +3,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { HookSecretKind } from '../../../lib/hook-secrets.js';
 import { sameSecret } from '../../../lib/same-secret.js';
-import { CALLBACK_KINDS, type HookKind, receiveInitiatorCallback } from '../../../payments/initiator.js';
+import { storeCallback } from '../../../payments/callback-store.js';
+import { receiveStkCallback } from '../../../payments/callbacks.js';
+import type { HookKind, PaymentDeps } from '../../../payments/deps.js';
+import { CALLBACK_KINDS, receiveInitiatorCallback } from '../../../payments/initiator.js';
 import { C2B_REJECT_ACCOUNT, receiveC2bConfirmation, validateC2b } from '../../../payments/paybill.js';
-import { type PaymentDeps, receiveStkCallback, storeCallback } from '../../../payments/stk.js';
 
 const tags = ['payments'];
 
