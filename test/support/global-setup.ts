@@ -1,8 +1,25 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { projectRoot } from '../../src/server/paths.js';
 import makePgliteTemplate from './pglite-template.js';
 import { buildServer, buildWeb } from './server-build.js';
 
 const DONE_ENV = 'DUKA_TEST_GLOBAL_SETUP_DONE';
+
+/**
+ * TEST_REUSE_BUILD=1: the builds in dist/ are the ones of this tree (a second run right after a
+ * first, as CI's run on PostgreSQL follows the one on PGlite), so they are used as they are.
+ */
+async function buildsOfThisTree(): Promise<void> {
+  if (process.env.TEST_REUSE_BUILD !== '1') {
+    await Promise.all([buildServer(), buildWeb()]);
+    return;
+  }
+  for (const built of ['dist/src/server/main.js', 'dist/web/index.html', 'dist/web/.ssr/entry-server.js']) {
+    if (!existsSync(path.join(projectRoot, built))) throw new Error(`TEST_REUSE_BUILD=1, but ${built} is not built`);
+  }
+}
 
 /**
  * Vitest's global setup: the server's build (a tsc process), the web app's build (vite, in a
@@ -16,6 +33,6 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   if (process.env[DONE_ENV]) return undefined;
   process.env[DONE_ENV] = '1';
   project.onTestsRerun(() => Promise.all([buildServer(), buildWeb()]).then(() => undefined));
-  const [, , removeTemplate] = await Promise.all([buildServer(), buildWeb(), makePgliteTemplate()]);
+  const [, removeTemplate] = await Promise.all([buildsOfThisTree(), makePgliteTemplate()]);
   return removeTemplate;
 }
