@@ -1,6 +1,6 @@
 /**
  * Daraja's error answers turned into one error type (docs/payments.md: OAuth, Daraja errors, STK query). Pure functions:
- * the HTTP client in daraja-client.ts decides what to retry from what these return.
+ * the HTTP client in daraja/call-api.ts decides what to retry from what these return.
  *
  * Error bodies are normally {requestId, errorCode, errorMessage}, but gateway failures can carry a
  * `fault` object, HTML or nothing at all, so every field is optional here.
