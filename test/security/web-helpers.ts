@@ -2,7 +2,8 @@ import fs from 'node:fs/promises';
 import http from 'node:http';
 import type net from 'node:net';
 import path from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { openDatabase } from '../../src/server/db/client.js';
 import { sharedSecret } from '../../src/server/db/meta.js';
 import { webDistDir } from '../../src/server/paths.js';
@@ -223,4 +224,18 @@ export async function startOtherSite(html: string): Promise<{ url: string; close
         server.close(() => resolve());
       }),
   };
+}
+
+/** Signs in through the login screen and waits for the home page. */
+export async function signInInBrowser(page: Page, email: string, password: string) {
+  await page.goto('/login');
+  await page.getByLabel('Email Address').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign In' }).click();
+  await page.waitForURL((url) => url.pathname === '/');
+}
+
+/** Waits (up to `timeout` ms) for the locator's first match to be visible. */
+export async function visible(locator: Locator, what: string, timeout = 10_000) {
+  await expect.poll(() => locator.first().isVisible(), { message: what, timeout }).toBe(true);
 }
