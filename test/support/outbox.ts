@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { vi } from 'vitest';
 
 /** Undoes quoted-printable soft line breaks and escapes, so links read whole. */
 function decodeQuotedPrintable(text: string): string {
@@ -14,27 +15,29 @@ export async function readOutbox(dataDir: string): Promise<string[]> {
 }
 
 /** Waits for a message to `to` (sending is not awaited by the request) and returns it. */
-export async function waitForMail(dataDir: string, to: string, timeoutMs = 5000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const mail = (await readOutbox(dataDir)).reverse().find((m) => new RegExp(`^To: .*${to}`, 'mi').test(m));
-    if (mail) return mail;
-    if (Date.now() > deadline) throw new Error(`no mail to ${to} within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+export function waitForMail(dataDir: string, to: string, timeoutMs = 5000): Promise<string> {
+  return vi.waitFor(
+    async () => {
+      const mail = (await readOutbox(dataDir)).reverse().find((m) => new RegExp(`^To: .*${to}`, 'mi').test(m));
+      if (!mail) throw new Error(`no mail to ${to} within ${timeoutMs} ms`);
+      return mail;
+    },
+    { timeout: timeoutMs, interval: 50 },
+  );
 }
 
 /** Waits for a message to `to` whose subject matches, when others may have gone to that address before. */
-export async function waitForMailAbout(dataDir: string, to: string, subject: RegExp, timeoutMs = 5000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const mail = (await readOutbox(dataDir))
-      .reverse()
-      .find((m) => new RegExp(`^To: .*${to}`, 'mi').test(m) && subject.test(/^Subject: (.*)$/m.exec(m)?.[1] ?? ''));
-    if (mail) return mail;
-    if (Date.now() > deadline) throw new Error(`no mail to ${to} about ${subject} within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+export function waitForMailAbout(dataDir: string, to: string, subject: RegExp, timeoutMs = 5000): Promise<string> {
+  return vi.waitFor(
+    async () => {
+      const mail = (await readOutbox(dataDir))
+        .reverse()
+        .find((m) => new RegExp(`^To: .*${to}`, 'mi').test(m) && subject.test(/^Subject: (.*)$/m.exec(m)?.[1] ?? ''));
+      if (!mail) throw new Error(`no mail to ${to} about ${subject} within ${timeoutMs} ms`);
+      return mail;
+    },
+    { timeout: timeoutMs, interval: 50 },
+  );
 }
 
 /** The reset token from the link in a password reset mail's text part. */

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
+import { vi } from 'vitest';
 
 /**
  * A real SMTP server on 127.0.0.1 for the tests: it accepts every message and keeps it parsed.
@@ -49,14 +50,15 @@ export class TestSmtpServer {
   }
 
   /** Waits for the `n`th message to `to` (1-based) and returns it. */
-  async waitFor(address: string, n = 1, timeoutMs = 8000): Promise<ParsedMail> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.to(address)[n - 1];
-      if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no mail #${n} to ${address} within ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+  waitFor(address: string, n = 1, timeoutMs = 8000): Promise<ParsedMail> {
+    return vi.waitFor(
+      () => {
+        const found = this.to(address)[n - 1];
+        if (!found) throw new Error(`no mail #${n} to ${address} within ${timeoutMs} ms`);
+        return found;
+      },
+      { timeout: timeoutMs, interval: 50 },
+    );
   }
 }
 
