@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,8 +32,6 @@ beforeAll(async () => {
   admin = await shop.admin();
 });
 afterAll(() => shop?.stop());
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A shopper with a fresh unpaid order. */
 async function shopperWithOrder(price = 1234.5): Promise<{ shopper: ApiClient; order: Order; due: number }> {
@@ -170,6 +169,7 @@ describe('paying an order with M-Pesa', () => {
   it('settles a prompt whose callback never comes with the reconciler’s status query', async () => {
     const { shopper, order } = await shopperWithOrder();
     expect((await whenPhoneFree(() => pay(shopper, order, '0700000006'))).status).toBe(200);
+    // The wait is the test: the simulator sends no callback, and the prompt becomes the reconciler's.
     await sleep(Math.max(SIMULATOR_DELAY_MS, RECONCILE_AFTER_MS) + 200);
     expect((await status(shopper, order._id)).lastAttempt?.status).toBe('pending');
     const run = await shop.mpesa.reconcileNow();
@@ -182,6 +182,7 @@ describe('paying an order with M-Pesa', () => {
   it('queries each waiting prompt once even when reconcilers run at the same time', async () => {
     const { shopper, order } = await shopperWithOrder();
     await whenPhoneFree(() => pay(shopper, order, '0700000006'));
+    // The wait is the test: the simulator sends no callback, and the prompt becomes the reconciler's.
     await sleep(Math.max(SIMULATOR_DELAY_MS, RECONCILE_AFTER_MS) + 200);
     const runs = await Promise.all([shop.mpesa.reconcileNow(), shop.mpesa.reconcileNow(), shop.mpesa.reconcileNow()]);
     expect(runs.reduce((n, r) => n + r.settled, 0)).toBe(1);

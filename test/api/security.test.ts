@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProductPage } from '../../src/shared/schemas/products.js';
 import type { ApiClient } from '../support/client.js';
@@ -441,7 +442,7 @@ describe('rate limits', () => {
     // Another account from the same address is not held back.
     expect((await c.post('/api/users/auth', { email: 'wanjiku@example.com', password: 'karibu-duka' })).status).toBe(200);
     // The window is time itself: nothing to await but its end.
-    await new Promise((r) => setTimeout(r, 1700));
+    await sleep(1700);
     expect((await attempt('admin-secret-123')).status).toBe(200);
   });
 

@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import net from 'node:net';
-import { afterAll, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { ProductPage } from '../../src/shared/schemas/products.js';
 import { ApiClient } from '../support/client.js';
 import { placeOrder } from '../support/fixtures.js';
@@ -59,14 +60,18 @@ async function startUnread(env: Record<string, string>): Promise<Unread> {
     }
   });
   const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the shop exited with ${child.exitCode}`);
-    const live = await fetch(`${base}/api/health`).catch(() => undefined);
-    if (live?.status === 200) break;
-    if (Date.now() > deadline) throw new Error('the shop did not start');
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const state = await vi
+    .waitUntil(
+      async () => {
+        if (child.exitCode !== null) return 'exited';
+        const live = await fetch(`${base}/api/health`).catch(() => undefined);
+        return live?.status === 200 && 'up';
+      },
+      { timeout: 60_000, interval: 200 },
+    )
+    .catch(() => 'silent' as const);
+  if (state === 'exited') throw new Error(`the shop exited with ${child.exitCode}`);
+  if (state === 'silent') throw new Error('the shop did not start');
   return { child, base, exit };
 }
 
@@ -164,8 +169,9 @@ describe('shutdown with a Daraja call hanging', () => {
       const shop = await shopPayingThrough(daraja.url, '60000');
       await daraja.called;
       shop.child.kill('SIGTERM');
-      // The first signal has begun a shutdown that would wait out the Daraja call.
-      await new Promise((r) => setTimeout(r, 500));
+      // The first signal has begun a shutdown that would wait out the Daraja call: the wait is the
+      // test, the shop must still be running after it.
+      await sleep(500);
       expect(shop.child.exitCode).toBeNull();
       const sent = Date.now();
       shop.child.kill(second);

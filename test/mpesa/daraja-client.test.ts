@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { inspect } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   createDarajaClient,
   type DarajaConfig,
@@ -30,17 +31,8 @@ const SANDBOX_MSISDN = '254708374149';
 const CANCEL_MSISDN = '254700000001';
 const DELAY_MS = 300;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('waitFor: timed out');
-    await sleep(25);
-  }
-}
+/** How long a test waits for the simulator to finish a prompt or deliver its callbacks. */
+const SETTLE = { timeout: 5000, interval: 25 };
 
 /** Everything started by a test, closed after it. */
 const cleanups: Array<() => Promise<void>> = [];
@@ -327,7 +319,7 @@ describe('OAuth token', () => {
     const { checkoutRequestId } = await client.stkPush(pushInput());
     await client.stkQuery(checkoutRequestId);
     expect(sim.tokensIssued).toBe(1);
-    await sleep(1100);
+    await sleep(1100); // the wait is the test: the token is now within the margin
     await client.stkQuery(checkoutRequestId);
     expect(sim.tokensIssued).toBe(2);
   });
@@ -357,7 +349,7 @@ describe('OAuth token', () => {
     const { checkoutRequestId } = await client.stkPush(pushInput());
     await client.stkQuery(checkoutRequestId);
     expect(sim.tokensIssued).toBe(1);
-    await sleep(1100);
+    await sleep(1100); // the wait is the test: the token is now within the margin
     await client.stkQuery(checkoutRequestId); // 61 was understood: not the 3599 fallback
     expect(sim.tokensIssued).toBe(2);
   });
@@ -420,10 +412,10 @@ describe('STK push and query', () => {
     expect(accepted.merchantRequestId).not.toBe('');
     expect(accepted.customerMessage).toMatch(/accepted/i);
     expect(await client.stkQuery(accepted.checkoutRequestId)).toEqual({ state: 'pending' });
-    const done = await waitFor(async () => {
+    const done = await vi.waitUntil(async () => {
       const r = await client.stkQuery(accepted.checkoutRequestId);
       return r.state === 'completed' ? r : undefined;
-    });
+    }, SETTLE);
     expect(done).toEqual({ state: 'completed', resultCode: '0', resultDesc: expect.stringMatching(/success/i) });
   });
 
@@ -431,10 +423,10 @@ describe('STK push and query', () => {
     const sim = await startSim();
     const client = clientFor(sim.url);
     const { checkoutRequestId } = await client.stkPush(pushInput({ phone: CANCEL_MSISDN }));
-    const done = await waitFor(async () => {
+    const done = await vi.waitUntil(async () => {
       const r = await client.stkQuery(checkoutRequestId);
       return r.state === 'completed' ? r : undefined;
-    });
+    }, SETTLE);
     expect(done).toMatchObject({ state: 'completed', resultCode: '1032' });
   });
 
@@ -718,7 +710,7 @@ describe('parseStkCallback', () => {
     const callbackUrl = `${receiver.url}/hooks/daraja/stk/s3cr3t`;
     const paid = await client.stkPush(pushInput({ amount: 1234, callbackUrl }));
     const cancelled = await client.stkPush(pushInput({ phone: CANCEL_MSISDN, callbackUrl }));
-    await waitFor(() => (receiver.received.length >= 2 ? true : undefined));
+    await vi.waitUntil(() => receiver.received.length >= 2, SETTLE);
     const parsed = receiver.received.map((r) => parseStkCallback(r.body));
     const ok = parsed.find((p) => p?.checkoutRequestId === paid.checkoutRequestId);
     expect(ok).toMatchObject({
@@ -738,7 +730,7 @@ describe('parseStkCallback', () => {
     });
     expect(receiver.received.every((r) => r.path === '/hooks/daraja/stk/s3cr3t')).toBe(true);
     // The simulator records a delivery once it has read the response: it may lag the receiver a little.
-    await waitFor(() => (sim.deliveries.length >= 2 ? true : undefined));
+    await vi.waitUntil(() => sim.deliveries.length >= 2, SETTLE);
     expect(sim.deliveries.map((d) => d.status)).toEqual([200, 200]);
   });
 });

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { metricValue, parseMetrics } from '../support/metrics.js';
 import { typescriptProcess } from '../support/node-process.js';
 import { PGLITE_EMPTY_ENV } from '../support/pglite-env.js';
@@ -34,11 +34,10 @@ beforeAll(async () => {
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   // Two PGlite databases to migrate: slow on a busy machine.
-  const deadline = Date.now() + 110_000;
-  while (!output.includes(`ready ${port}`)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the cluster did not start: ${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await vi
+    .waitUntil(() => child.exitCode !== null || output.includes(`ready ${port}`), { timeout: 110_000, interval: 100 })
+    .catch(() => undefined);
+  if (!output.includes(`ready ${port}`)) throw new Error(`the cluster did not start: ${output}`);
 }, 120_000);
 afterAll(async () => {
   if (child && child.exitCode === null) {
