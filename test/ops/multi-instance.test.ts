@@ -4,17 +4,18 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type DarajaSimulator, startDarajaSimulator } from '../../src/server/mpesa/simulator/index.js';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { PaymentStatus, StkPushResponse } from '../../src/shared/schemas/payments.js';
 import type { Product, ProductPage } from '../../src/shared/schemas/products.js';
-import { ShopProcess, sleep } from '../reliability/fault-process.js';
+import { ShopProcess } from '../reliability/fault-process.js';
 import { ApiClient } from '../support/client.js';
 import { createProduct, expectClientError, placeOrder } from '../support/fixtures.js';
 import { metricValue, parseMetrics } from '../support/metrics.js';
 import { freePort } from '../support/ports.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, freshPostgresUrl } from '../support/shop.js';
+import { outOfTime } from '../support/wait.js';
 
 /**
  * Several instances of the shop on one PostgreSQL and Redis, as real processes: two separate
@@ -57,14 +58,16 @@ async function signUp(url: string, name: string): Promise<ApiClient & { email: s
   return Object.assign(client, { email });
 }
 
-async function poll<T>(what: string, fn: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms (last: ${JSON.stringify(value)})`);
-    await sleep(150);
-  }
+/** Reads `fn` until `done` holds (20 s at most) and returns what it read, or fails saying what was last read. */
+function poll<T>(what: string, fn: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  return vi.waitFor(
+    async () => {
+      const value = await fn();
+      if (!done(value)) throw new Error(`${what}: not reached within ${timeoutMs} ms (last: ${JSON.stringify(value)})`);
+      return value;
+    },
+    { timeout: timeoutMs, interval: 150 },
+  );
 }
 
 /** Everything the instances share: the database, a Redis key prefix, and Daraja. */
@@ -393,15 +396,20 @@ describe.skipIf(!POSTGRES)('on PostgreSQL', () => {
 
     const pidsServing = async (count: number, timeoutMs: number): Promise<Set<number>> => {
       const pids = new Set<number>();
-      const deadline = Date.now() + timeoutMs;
-      while (pids.size < count && Date.now() < deadline) {
-        const res = await freshGet(`${shop.url}/api/health`);
-        expect(res.status).toBe(200);
-        await sleep(50);
-        const pid = servedBy(res.requestId);
-        if (pid) pids.add(pid);
-      }
-      return pids;
+      await vi
+        .waitUntil(
+          async () => {
+            const res = await freshGet(`${shop.url}/api/health`);
+            expect(res.status).toBe(200);
+            const pid = servedBy(res.requestId);
+            if (pid) pids.add(pid);
+            return pids.size >= count;
+          },
+          { timeout: timeoutMs, interval: 50 },
+        )
+        // Fewer workers seen when the time is up: the caller says how many it expected.
+        .catch(outOfTime);
+      return new Set(pids); // a copy: on a timeout, the last look may still be under way
     };
 
     beforeAll(async () => {
@@ -484,14 +492,21 @@ describe.skipIf(!POSTGRES)('on PostgreSQL', () => {
       );
       // Every request is answered meanwhile (pidsServing asserts 200), by the survivor or the replacement.
       const after = new Set<number>();
-      const deadline = Date.now() + 60_000;
-      while (Date.now() < deadline && ![...after].some((pid) => !before.has(pid))) {
-        for (const pid of await pidsServing(2, 2000)) after.add(pid);
-      }
-      const replacement = [...after].find((pid) => !before.has(pid));
+      await vi
+        .waitUntil(
+          async () => {
+            for (const pid of await pidsServing(2, 2000)) after.add(pid);
+            return [...after].some((pid) => !before.has(pid));
+          },
+          { timeout: 60_000, interval: 0 },
+        )
+        .catch(outOfTime); // no new worker within 60 s: the expectations below say so
+      // A copy: on a timeout, the last look may still be under way.
+      const seen = new Set(after);
+      const replacement = [...seen].find((pid) => !before.has(pid));
       expect(replacement, 'a new worker serves').toBeDefined();
-      expect(after.has(victim)).toBe(false);
-      expect([...after].every((pid) => pid === survivor || pid === replacement)).toBe(true);
+      expect(seen.has(victim)).toBe(false);
+      expect([...seen].every((pid) => pid === survivor || pid === replacement)).toBe(true);
       expect(shop.alive).toBe(true);
     });
 

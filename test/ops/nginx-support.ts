@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import https from 'node:https';
 import path from 'node:path';
-import { sleep, within } from '../reliability/fault-process.js';
+import { vi } from 'vitest';
+import { within } from '../reliability/fault-process.js';
 
 /**
  * deploy/nginx.conf run for real by the tests: rendered with test ports and a test certificate
@@ -170,16 +171,20 @@ export async function startNginx(prefix: string, ports: Ports): Promise<RunningN
     await within(exited, 10_000, 'nginx shutdown').catch(() => nginx.kill('SIGKILL'));
   };
   const get = fetchWithCa(ca);
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (nginx.exitCode !== null) throw new Error(`nginx exited:\n${output}`);
-    const res = await get(`${base}/api/health`).catch(() => undefined);
-    if (res?.status === 200) break;
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`nginx did not answer:\n${output}`);
-    }
-    await sleep(100);
+  const state = await vi
+    .waitUntil(
+      async () => {
+        if (nginx.exitCode !== null) return 'exited';
+        const res = await get(`${base}/api/health`).catch(() => undefined);
+        return res?.status === 200 && 'up';
+      },
+      { timeout: 20_000, interval: 100 },
+    )
+    .catch(() => 'silent' as const);
+  if (state === 'exited') throw new Error(`nginx exited:\n${output}`);
+  if (state === 'silent') {
+    await stop();
+    throw new Error(`nginx did not answer:\n${output}`);
   }
   return {
     base,

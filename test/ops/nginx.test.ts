@@ -8,16 +8,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { PaymentStatus } from '../../src/shared/schemas/payments.js';
 import type { ProductPage } from '../../src/shared/schemas/products.js';
-import { ShopProcess, sleep } from '../reliability/fault-process.js';
+import { ShopProcess } from '../reliability/fault-process.js';
 import { ApiClient } from '../support/client.js';
 import { createProduct, expectClientError, NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
 import { typescriptProcess } from '../support/node-process.js';
 import { freePort } from '../support/ports.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, freshPostgresUrl } from '../support/shop.js';
+import { outOfTime } from '../support/wait.js';
 import { fetchWithCa, NGINX, nginxArgs, startNginx, waitForOutput, writePrefix } from './nginx-support.js';
 
 /**
@@ -182,13 +183,16 @@ describe.skipIf(!(NGINX && POSTGRES))('on PostgreSQL, with nginx', () => {
         Amount: Math.ceil(order.totalPrice),
       });
       expect(push.status, JSON.stringify(push.body)).toBe(200);
-      const deadline = Date.now() + 20_000;
       let payment: PaymentStatus | undefined;
-      while (Date.now() < deadline) {
-        payment = (await shopper.get<PaymentStatus>(`/api/orders/${order._id}/payment`)).body;
-        if (payment.isPaid) break;
-        await sleep(150);
-      }
+      await expect
+        .poll(
+          async () => {
+            payment = (await shopper.get<PaymentStatus>(`/api/orders/${order._id}/payment`)).body;
+            return payment.isPaid;
+          },
+          { timeout: 20_000, interval: 150, message: 'paid through nginx' },
+        )
+        .toBe(true);
       expect(payment?.isPaid, JSON.stringify(payment)).toBe(true);
       // Daraja's callback came in through nginx over HTTPS (PUBLIC_URL) and was answered 200.
       expect(accessLog()).toMatch(/^200 "POST \/api\/hooks\/daraja\/stk\/\S+ HTTP\/1\.1" 127\.0\.0\.1:\d+$/m);
@@ -334,9 +338,15 @@ describe.skipIf(!(NGINX && POSTGRES))('on PostgreSQL, with nginx', () => {
       // nginx leaves the stopped port out for fail_timeout, then tries it with one request: order
       // until that request has been one of these.
       const statuses: number[] = [];
-      const deadline = Date.now() + 20_000;
-      while (resets === 0 && Date.now() < deadline)
-        statuses.push((await placeOrder(shopper, [{ _id: product._id, qty: 1 }])).status);
+      await vi
+        .waitUntil(
+          async () => {
+            statuses.push((await placeOrder(shopper, [{ _id: product._id, qty: 1 }])).status);
+            return resets > 0;
+          },
+          { timeout: 20_000, interval: 0 },
+        )
+        .catch(outOfTime); // out of time: the expectation below says so
       expect(resets).toBeGreaterThan(0);
       expect(statuses.filter((status) => status !== 201)).toEqual([]);
       // Each answered order was placed once: the reset attempts never ran.

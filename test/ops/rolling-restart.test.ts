@@ -3,9 +3,10 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Order } from '../../src/shared/schemas/orders.js';
-import { ShopProcess, sleep } from '../reliability/fault-process.js';
+import { ShopProcess } from '../reliability/fault-process.js';
 import { ApiClient } from '../support/client.js';
 import { createProduct, getProduct, NAIROBI_ADDRESS } from '../support/fixtures.js';
 import { freePort } from '../support/ports.js';
@@ -179,7 +180,7 @@ describe.skipIf(!(NGINX && POSTGRES))('on PostgreSQL, with nginx', () => {
       const duringSecond = await restart(1);
       // Load on the restarted pair for a moment, then stop it.
       const afterBoth = requests;
-      while (requests < afterBoth + 50) await sleep(50);
+      await vi.waitUntil(() => requests >= afterBoth + 50, { timeout: 60_000, interval: 50 });
       running = false;
       await Promise.all(load);
 

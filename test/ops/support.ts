@@ -3,14 +3,14 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import { type AppConfig, loadConfig } from '../../src/server/config.js';
 import { connect, type Target } from '../../src/server/ops/connection.js';
 import { createLogger, type RunningShop, startShop } from '../../src/server/shop.js';
 import type { Order } from '../../src/shared/schemas/orders.js';
 import type { PaymentStatus } from '../../src/shared/schemas/payments.js';
 import type { Product } from '../../src/shared/schemas/products.js';
-import { mapLimit, seededRandom, sleep } from '../reliability/load-support.js';
+import { mapLimit, seededRandom } from '../reliability/load-support.js';
 import { ApiClient } from '../support/client.js';
 import { createProduct, NAIROBI_ADDRESS, placeOrder } from '../support/fixtures.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, testShopEnv } from '../support/shop.js';
@@ -162,12 +162,14 @@ export async function buildShop(shop: OpsShop, size: ShopSize): Promise<BuiltSho
       Amount: Math.ceil(order?.totalPrice ?? 0),
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    // A plain loop: expect.poll belongs to tests, and this runs in beforeAll.
-    const deadline = Date.now() + 15_000;
-    while (!(await shopper.client.get<PaymentStatus>(`/api/orders/${orderId}/payment`)).body.isPaid) {
-      if (Date.now() > deadline) throw new Error(`order ${orderId} was not paid by M-Pesa within 15 s`);
-      await sleep(100);
-    }
+    // vi.waitFor rather than expect.poll, which belongs to tests: this runs in beforeAll.
+    await vi.waitFor(
+      async () => {
+        const { body } = await shopper.client.get<PaymentStatus>(`/api/orders/${orderId}/payment`);
+        if (!body.isPaid) throw new Error(`order ${orderId} was not paid by M-Pesa within 15 s`);
+      },
+      { timeout: 15_000, interval: 100 },
+    );
   });
 
   // Every fifth order is paid by the admin, and most of those delivered.

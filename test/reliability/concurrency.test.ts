@@ -10,6 +10,7 @@ import type { Product, ProductDetail } from '../../src/shared/schemas/products.j
 import type { ApiClient, ApiResponse, ErrorResponse } from '../support/client.js';
 import { createProduct, placeOrder } from '../support/fixtures.js';
 import { startTestShop, type TestShop } from '../support/shop.js';
+import { outOfTime } from '../support/wait.js';
 import {
   installStockAudit,
   Lane,
@@ -326,7 +327,8 @@ async function runBurst(): Promise<Burst> {
         },
         { timeout: 20_000, interval: 50 },
       )
-      .catch(() => undefined);
+      // Still pending after 20 s: left to the settling after the burst, and to the checks.
+      .catch(outOfTime);
   const markPaid = async (p: Placed, mayBeLate: boolean) => {
     const res = await admin.put<Order & ErrorResponse>(`/api/orders/${p.order._id}`);
     note('mark paid', res);
@@ -489,7 +491,7 @@ async function runBurst(): Promise<Burst> {
         (await count(sql`SELECT count(*) AS n FROM payment_attempts WHERE status = 'pending' AND phone <> '254700000006'`)) === 0,
       { timeout: 30_000, interval: 100 },
     )
-    .catch(() => undefined);
+    .catch(outOfTime);
   await sleep(500); // late duplicate callbacks: nothing to wait on, they may or may not come
   const unsettled = async () =>
     (await count(sql`SELECT count(*) AS n FROM payment_attempts WHERE status IN ('pending', 'timed_out')`)) +

@@ -1,12 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { vi } from 'vitest';
 import { typescriptProcess } from '../support/node-process.js';
 
 /**
  * The shop's real entry point (src/server/main.ts) as a child process, for the fault tests: it can
  * be started, killed with SIGKILL mid-request, and started again on the same data.
  */
-
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Rejects when `promise` has not settled within `ms`: a request that hangs is a failure, not a wait. */
 export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -52,22 +51,27 @@ export class ShopProcess {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const shop = new ShopProcess(child, `http://127.0.0.1:${port}`);
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the shop exited while starting:\n${shop.log()}`);
-      if (Date.now() > deadline) {
-        child.kill('SIGKILL');
-        throw new Error(`the shop did not answer /api/health within ${timeoutMs} ms:\n${shop.log()}`);
-      }
-      try {
-        const res = await fetch(`${shop.url}/api/health`, { signal: AbortSignal.timeout(2000) });
-        await res.arrayBuffer();
-        if (res.status === 200) return shop;
-      } catch {
-        // not listening yet
-      }
-      await sleep(100);
+    const state = await vi
+      .waitUntil(
+        async () => {
+          if (child.exitCode !== null || child.signalCode !== null) return 'exited';
+          try {
+            const res = await fetch(`${shop.url}/api/health`, { signal: AbortSignal.timeout(2000) });
+            await res.arrayBuffer();
+            return res.status === 200 && 'up';
+          } catch {
+            return false; // not listening yet
+          }
+        },
+        { timeout: timeoutMs, interval: 100 },
+      )
+      .catch(() => 'silent' as const);
+    if (state === 'exited') throw new Error(`the shop exited while starting:\n${shop.log()}`);
+    if (state === 'silent') {
+      child.kill('SIGKILL');
+      throw new Error(`the shop did not answer /api/health within ${timeoutMs} ms:\n${shop.log()}`);
     }
+    return shop;
   }
 
   get alive(): boolean {

@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PRICING, orderTotals } from '../../src/shared/pricing.js';
@@ -17,7 +18,7 @@ import {
   TEST_PGLITE_SHARED_BUFFERS_MB,
 } from '../support/shop.js';
 import { type AttemptRow, readSnapshot } from './fault-inspect.js';
-import { ShopProcess, sleep, within } from './fault-process.js';
+import { ShopProcess, within } from './fault-process.js';
 
 /**
  * Faults: the shop is killed with SIGKILL in the middle of a burst of orders and M-Pesa payments
@@ -235,7 +236,7 @@ describe(`killing the shop with SIGKILL mid-burst (${DATABASE})`, () => {
         }
       };
       const burst = shoppers.map((_, who) => shopperLoop(who));
-      await sleep(1500 + Math.floor(rng() * 2000));
+      await sleep(1500 + Math.floor(rng() * 2000)); // the burst runs a while before the kill: the scenario's own timing
       // Then at the next prompt the shop acknowledges promptly, so that every kill leaves a prompt
       // open on a phone (a busy machine's first seconds of burst may acknowledge none in time).
       await within(
@@ -521,6 +522,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('on PostgreSQL', () => {
         let terminated = 0;
         const recoveries: number[] = [];
         for (let cut = 0; cut < CUTS; cut++) {
+          // The two seconds of cuts are the scenario itself, not a wait for an event.
           const cutUntil = Date.now() + 2000;
           while (Date.now() < cutUntil) {
             terminated += await terminate();
@@ -545,7 +547,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('on PostgreSQL', () => {
         for (let i = 0; i < 5; i++) {
           const res = await check('health', () => admin.get('/api/health'));
           if (res) health.push(res.status);
-          await sleep(100);
+          await sleep(100); // five looks spread over half a second while refused, not a wait for an event
         }
         const refusedOrder = await check('order', () =>
           shoppers[0]!.post('/api/orders', { orderItems: [{ _id: product._id, qty: 1 }], shippingAddress: NAIROBI_ADDRESS }),

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../src/server/db/client.js';
 
@@ -30,8 +31,6 @@ export function seededRandom(seed: number) {
   };
 }
 export type Random = ReturnType<typeof seededRandom>;
-
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Runs fn over items with at most `limit` at a time, keeping the results in order. */
 export async function mapLimit<T, R>(
