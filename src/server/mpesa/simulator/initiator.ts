@@ -91,283 +91,328 @@ const OK_DESC = 'The service request is processed successfully.';
  */
 let portalKey: { publicKey: KeyObject; privateKey: KeyObject } | undefined;
 
+/** One simulator's initiator APIs: its context, the portal key and what it has done so far. */
+interface InitiatorState {
+  ctx: InitiatorContext;
+  privateKey: KeyObject;
+  keyBytes: number;
+  reversals: SimulatedReversal[];
+  resultDeliveries: ResultDelivery[];
+  reversed: Map<string, string>; // original receipt → reversal receipt
+  failures: Map<string, number>; // initiator → consecutive credential failures
+}
+
+/** The ids Daraja gives an accepted initiator request. */
+interface RequestIds {
+  originatorConversationId: string;
+  conversationId: string;
+}
+
 export function createInitiatorApis(ctx: InitiatorContext) {
   portalKey ??= generateKeyPairSync('rsa', { modulusLength: 2048 });
   const { publicKey, privateKey } = portalKey;
-  const keyBytes = 2048 / 8;
-  const credentialKeyPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
-  const reversals: SimulatedReversal[] = [];
-  const resultDeliveries: ResultDelivery[] = [];
-  const reversed = new Map<string, string>(); // original receipt → reversal receipt
-  const failures = new Map<string, number>(); // initiator → consecutive credential failures
-  const invalid = (field: string) => ctx.fail(400, '400.002.02', `Bad Request - Invalid ${field}`);
-
-  /** Structurally a credential: base64 of exactly the key's size. Anything else is refused at once. */
-  function checkCredentialShape(value: unknown): string {
-    if (typeof value !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(value)) throw invalid('SecurityCredential');
-    if (Buffer.from(value, 'base64').length !== keyBytes) throw invalid('SecurityCredential');
-    return value;
-  }
-
-  /** 0 when the initiator and its password check out; else the Result code Daraja gives later. */
-  function credentialResult(initiator: string, credential: string): '0' | '2001' | '8006' {
-    if ((failures.get(initiator) ?? 0) >= ctx.lockAfterFailures) return '8006';
-    const expected = ctx.initiators[initiator];
-    const password = decryptCredential(privateKey, credential, keyBytes);
-    if (expected !== undefined && password === expected) {
-      failures.delete(initiator);
-      return '0';
-    }
-    const count = (failures.get(initiator) ?? 0) + 1;
-    failures.set(initiator, count);
-    return count >= ctx.lockAfterFailures ? '8006' : '2001';
-  }
-
-  function ids() {
-    const hex = randomBytes(10).toString('hex');
-    return {
-      originatorConversationId: `${hex.slice(0, 4)}-${hex.slice(4, 8)}-${randomBytes(8).toString('hex')}`,
-      conversationId: `AG_${nairobiTimestamp(new Date()).slice(0, 8)}_${hex}`,
-    };
-  }
-
-  function newReceipt(): string {
-    let receipt = mpesaReceipt(new Date());
-    while (ctx.receiptTaken(receipt) || reversed.has(receipt)) receipt = mpesaReceipt(new Date());
-    return receipt;
-  }
-
-  async function deliver(api: ResultDelivery['api'], to: ResultDelivery['to'], url: string, body: unknown): Promise<void> {
-    const delivery: ResultDelivery = { api, to, url, status: null, body, at: new Date() };
-    const answer = await ctx.post(url, body);
-    delivery.status = answer.status;
-    if (answer.error !== undefined) delivery.error = answer.error;
-    resultDeliveries.push(delivery);
-    ctx.log(`${api}: ${to} sent`, { status: delivery.status, ...(delivery.error !== undefined && { error: delivery.error }) });
-  }
-
-  function resultBody(
-    req: { originatorConversationId: string; conversationId: string },
-    code: string | number,
-    desc: string,
-    transactionId: string,
-    parameters?: { Key: string; Value?: string | number }[],
-    reference?: { Key: string; Value: string },
-  ) {
-    return {
-      Result: {
-        ResultType: 0,
-        ResultCode: code,
-        ResultDesc: desc,
-        OriginatorConversationID: req.originatorConversationId,
-        ConversationID: req.conversationId,
-        TransactionID: transactionId,
-        ...(parameters && { ResultParameters: { ResultParameter: parameters } }),
-        ReferenceData: {
-          ReferenceItem: reference ?? { Key: 'QueueTimeoutURL', Value: 'https://simulator.invalid/reversalresults' },
-        },
-      },
-    };
-  }
-
-  /** Initiator, SecurityCredential, ResultURL, QueueTimeOutURL and Remarks, as every initiator call has them. */
-  function commonFields(body: Record<string, unknown>, remarksMin: number) {
-    const initiator = body.Initiator;
-    if (typeof initiator !== 'string' || initiator.trim() === '') throw invalid('Initiator');
-    const credential = checkCredentialShape(body.SecurityCredential);
-    if (!isCallbackUrl(body.ResultURL)) throw invalid('ResultURL');
-    if (!isCallbackUrl(body.QueueTimeOutURL)) throw invalid('QueueTimeOutURL');
-    if (!isTextOfLength(body.Remarks, remarksMin, 100)) throw invalid('Remarks');
-    return { initiator, credential, resultUrl: body.ResultURL, timeoutUrl: body.QueueTimeOutURL };
-  }
-
-  // --- Reversal ------------------------------------------------------------------------------
-
-  function handleReversal(body: Record<string, unknown>, res: ServerResponse): void {
-    if (body.CommandID !== 'TransactionReversal') throw invalid('CommandID');
-    // Daraja's field is misspelt; the correct spelling is refused as if the field were missing.
-    if (body.RecieverIdentifierType === undefined) throw invalid('RecieverIdentifierType');
-    const identifierType = numericString(body.RecieverIdentifierType);
-    if (identifierType !== '11' && identifierType !== '4') throw invalid('RecieverIdentifierType');
-    const { initiator, credential, resultUrl, timeoutUrl } = commonFields(body, 2);
-    const transactionId = body.TransactionID;
-    if (typeof transactionId !== 'string' || !/^[A-Z0-9]{10}$/.test(transactionId)) throw invalid('TransactionID');
-    const amountText = typeof body.Amount === 'number' ? String(body.Amount) : body.Amount;
-    if (typeof amountText !== 'string' || !/^\d+(\.\d{1,2})?$/.test(amountText) || Number(amountText) <= 0)
-      throw invalid('Amount');
-    const receiverParty = numericString(body.ReceiverParty);
-    if (receiverParty === null || !SHORTCODE_PATTERN.test(receiverParty)) throw invalid('ReceiverParty');
-
-    const request: SimulatedReversal = {
-      transactionId,
-      amount: Number(amountText),
-      ...ids(),
-      outcome: 'pending',
-      resultCode: null,
-      reversalReceipt: null,
-      at: new Date(),
-    };
-    const earlier = reversals.filter((r) => r.transactionId === transactionId).length;
-    reversals.push(request);
-    ctx.send(res, 200, {
-      OriginatorConversationID: request.originatorConversationId,
-      ConversationID: request.conversationId,
-      ResponseCode: '0',
-      ResponseDescription: ACCEPTED,
-    });
-    ctx.log('reversal: accepted', { transactionId, conversationId: request.conversationId });
-    ctx.schedule(() => {
-      const fail = (code: string, desc: string) => {
-        request.outcome = 'failed';
-        request.resultCode = code;
-        void deliver(
-          'reversal',
-          'result',
-          resultUrl,
-          resultBody(request, /^\d+$/.test(code) ? Number(code) : code, desc, 'SIM0000000'),
-        );
-      };
-      const credentialCode = credentialResult(initiator, credential);
-      if (credentialCode === '2001') return fail('2001', 'The initiator information is invalid.');
-      if (credentialCode === '8006') return fail('8006', 'The security credential is locked.');
-      const payment = ctx.findPayment(transactionId);
-      if (!payment || payment.shortcode !== receiverParty) return fail('R000002', 'The OriginalTransactionID is invalid.');
-      const fault = ctx.reversalFaultFor(payment.phone);
-      if (fault === 'no_result') {
-        request.outcome = 'no_result';
-        return;
-      }
-      if (fault === 'queue_timeout_once' && earlier === 0) {
-        request.outcome = 'queue_timeout';
-        void deliver('reversal', 'timeout', timeoutUrl, resultBody(request, 'SVC0001', 'Request timed out in the queue.', ''));
-        return;
-      }
-      if (fault === 'insufficient_once' && earlier === 0) return fail('1', 'The balance is insufficient for the transaction.');
-      if (reversed.has(transactionId)) {
-        request.outcome = 'already_reversed';
-        request.resultCode = 'R000001';
-        void deliver(
-          'reversal',
-          'result',
-          resultUrl,
-          resultBody(request, 'R000001', 'The transaction has already been reversed.', 'SIM0000000'),
-        );
-        return;
-      }
-      if (request.amount !== payment.amount)
-        return fail('R000002', 'The amount is invalid: only the whole amount of a transaction can be reversed.');
-      const balance = ctx.balances.get(payment.shortcode) ?? 0;
-      if (balance < payment.amount) return fail('1', 'The balance is insufficient for the transaction.');
-      // The money goes back to the customer.
-      const left = balance - payment.amount;
-      ctx.balances.set(payment.shortcode, left);
-      const receipt = newReceipt();
-      reversed.set(transactionId, receipt);
-      request.outcome = 'reversed';
-      request.resultCode = '0';
-      request.reversalReceipt = receipt;
-      ctx.log('reversal: reversed', { transactionId, reversal: receipt, amount: payment.amount });
-      void deliver(
-        'reversal',
-        'result',
-        resultUrl,
-        resultBody(request, 0, OK_DESC, receipt, [
-          { Key: 'DebitAccountBalance', Value: `Utility Account|KES|${left.toFixed(2)}|${left.toFixed(2)}|0.00|0.00` },
-          { Key: 'Amount', Value: payment.amount },
-          { Key: 'TransCompletedTime', Value: Number(nairobiTimestamp(new Date())) },
-          { Key: 'OriginalTransactionID', Value: transactionId },
-          { Key: 'Charge', Value: 0 },
-          { Key: 'CreditPartyPublicName', Value: `${payment.phone} - JOHN DOE` },
-          { Key: 'DebitPartyPublicName', Value: `${payment.shortcode} - Duka Demo Shop` },
-        ]),
-      );
-    }, ctx.resultDelayMs);
-  }
-
-  // --- Transaction Status --------------------------------------------------------------------
-
-  function handleStatus(body: Record<string, unknown>, res: ServerResponse): void {
-    // The portal's sample writes some keys with spaces; Daraja itself takes them without.
-    if ('Transaction ID' in body || 'Command ID' in body) throw ctx.fail(400, '400.002.05', 'Invalid Request Payload');
-    if (body.CommandID !== 'TransactionStatusQuery') throw invalid('CommandID');
-    const { initiator, credential, resultUrl } = commonFields(body, 1);
-    const byReceipt = typeof body.TransactionID === 'string' && body.TransactionID !== '';
-    const byConversation = typeof body.OriginalConversationID === 'string' && body.OriginalConversationID !== '';
-    if (byReceipt === byConversation) throw invalid('TransactionID');
-    const partyA = numericString(body.PartyA);
-    if (partyA === null) throw invalid('PartyA');
-    const identifierType = numericString(body.IdentifierType);
-    if (identifierType !== '1' && identifierType !== '2' && identifierType !== '4') throw invalid('IdentifierType');
-    const occasion = typeof body.Occasion === 'string' ? body.Occasion : '';
-    const request = ids();
-    ctx.send(res, 200, {
-      OriginatorConversationID: request.originatorConversationId,
-      ConversationID: request.conversationId,
-      ResponseCode: '0',
-      ResponseDescription: ACCEPTED,
-    });
-    const wanted = (byReceipt ? body.TransactionID : body.OriginalConversationID) as string;
-    ctx.schedule(() => {
-      const credentialCode = credentialResult(initiator, credential);
-      if (credentialCode !== '0') {
-        const desc = credentialCode === '2001' ? 'The initiator information is invalid.' : 'The security credential is locked.';
-        void deliver('status', 'result', resultUrl, resultBody(request, Number(credentialCode), desc, 'SIM0000000'));
-        return;
-      }
-      const payment = byReceipt ? ctx.findPayment(wanted) : findByConversation(wanted);
-      if (!payment) {
-        void deliver(
-          'status',
-          'result',
-          resultUrl,
-          resultBody(request, 'R000002', 'The OriginalTransactionID is invalid.', 'SIM0000000'),
-        );
-        return;
-      }
-      const stamp = Number(nairobiTimestamp(payment.at));
-      void deliver(
-        'status',
-        'result',
-        resultUrl,
-        resultBody(
-          request,
-          0,
-          OK_DESC,
-          'SIM0000000',
-          [
-            { Key: 'DebitPartyName', Value: `${payment.phone} - JOHN DOE` },
-            { Key: 'CreditPartyName', Value: `${payment.shortcode} - Duka Demo Shop` },
-            { Key: 'InitiatedTime', Value: stamp },
-            { Key: 'FinalisedTime', Value: stamp },
-            { Key: 'DebitAccountType', Value: 'MMF Account For Customer' },
-            { Key: 'DebitPartyCharges' },
-            { Key: 'TransactionReason' },
-            { Key: 'ReasonType', Value: 'Pay Bill Online' },
-            { Key: 'TransactionStatus', Value: 'Completed' },
-            { Key: 'Amount', Value: payment.amount },
-            { Key: 'ReceiptNo', Value: payment.receipt },
-          ],
-          { Key: 'Occasion', Value: occasion },
-        ),
-      );
-    }, ctx.resultDelayMs);
-  }
-
-  function findByConversation(id: string): KnownPayment | undefined {
-    const reversal = reversals.find((r) => r.originatorConversationId === id && r.reversalReceipt !== null);
-    if (reversal) return ctx.findPayment(reversal.transactionId);
-    if (ctx.statusLookupBy === 'none') return undefined;
-    return ctx.findPaymentByStkId(ctx.statusLookupBy, id);
-  }
-
-  return {
-    credentialKeyPem,
-    reversals,
-    resultDeliveries,
-    handleReversal,
-    handleStatus,
-    isReversed: (r: string) => reversed.has(r),
+  const st: InitiatorState = {
+    ctx,
+    privateKey,
+    keyBytes: 2048 / 8,
+    reversals: [],
+    resultDeliveries: [],
+    reversed: new Map(),
+    failures: new Map(),
   };
+  return {
+    credentialKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    reversals: st.reversals,
+    resultDeliveries: st.resultDeliveries,
+    handleReversal: (body: Record<string, unknown>, res: ServerResponse) => handleReversal(st, body, res),
+    handleStatus: (body: Record<string, unknown>, res: ServerResponse) => handleStatus(st, body, res),
+    isReversed: (r: string) => st.reversed.has(r),
+  };
+}
+
+const invalid = (st: InitiatorState, field: string) => st.ctx.fail(400, '400.002.02', `Bad Request - Invalid ${field}`);
+
+/** Structurally a credential: base64 of exactly the key's size. Anything else is refused at once. */
+function checkCredentialShape(st: InitiatorState, value: unknown): string {
+  if (typeof value !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(value)) throw invalid(st, 'SecurityCredential');
+  if (Buffer.from(value, 'base64').length !== st.keyBytes) throw invalid(st, 'SecurityCredential');
+  return value;
+}
+
+/** 0 when the initiator and its password check out; else the Result code Daraja gives later. */
+function credentialResult(st: InitiatorState, initiator: string, credential: string): '0' | '2001' | '8006' {
+  const { ctx, failures } = st;
+  if ((failures.get(initiator) ?? 0) >= ctx.lockAfterFailures) return '8006';
+  const expected = ctx.initiators[initiator];
+  const password = decryptCredential(st.privateKey, credential, st.keyBytes);
+  if (expected !== undefined && password === expected) {
+    failures.delete(initiator);
+    return '0';
+  }
+  const count = (failures.get(initiator) ?? 0) + 1;
+  failures.set(initiator, count);
+  return count >= ctx.lockAfterFailures ? '8006' : '2001';
+}
+
+function ids(): RequestIds {
+  const hex = randomBytes(10).toString('hex');
+  return {
+    originatorConversationId: `${hex.slice(0, 4)}-${hex.slice(4, 8)}-${randomBytes(8).toString('hex')}`,
+    conversationId: `AG_${nairobiTimestamp(new Date()).slice(0, 8)}_${hex}`,
+  };
+}
+
+function newReceipt(st: InitiatorState): string {
+  let receipt = mpesaReceipt(new Date());
+  while (st.ctx.receiptTaken(receipt) || st.reversed.has(receipt)) receipt = mpesaReceipt(new Date());
+  return receipt;
+}
+
+async function deliver(
+  st: InitiatorState,
+  api: ResultDelivery['api'],
+  to: ResultDelivery['to'],
+  url: string,
+  body: unknown,
+): Promise<void> {
+  const delivery: ResultDelivery = { api, to, url, status: null, body, at: new Date() };
+  const answer = await st.ctx.post(url, body);
+  delivery.status = answer.status;
+  if (answer.error !== undefined) delivery.error = answer.error;
+  st.resultDeliveries.push(delivery);
+  st.ctx.log(`${api}: ${to} sent`, { status: delivery.status, ...(delivery.error !== undefined && { error: delivery.error }) });
+}
+
+export function resultBody(
+  req: RequestIds,
+  code: string | number,
+  desc: string,
+  transactionId: string,
+  parameters?: { Key: string; Value?: string | number }[],
+  reference?: { Key: string; Value: string },
+) {
+  return {
+    Result: {
+      ResultType: 0,
+      ResultCode: code,
+      ResultDesc: desc,
+      OriginatorConversationID: req.originatorConversationId,
+      ConversationID: req.conversationId,
+      TransactionID: transactionId,
+      ...(parameters && { ResultParameters: { ResultParameter: parameters } }),
+      ReferenceData: {
+        ReferenceItem: reference ?? { Key: 'QueueTimeoutURL', Value: 'https://simulator.invalid/reversalresults' },
+      },
+    },
+  };
+}
+
+/** Initiator, SecurityCredential, ResultURL, QueueTimeOutURL and Remarks, as every initiator call has them. */
+function commonFields(st: InitiatorState, body: Record<string, unknown>, remarksMin: number) {
+  const initiator = body.Initiator;
+  if (typeof initiator !== 'string' || initiator.trim() === '') throw invalid(st, 'Initiator');
+  const credential = checkCredentialShape(st, body.SecurityCredential);
+  if (!isCallbackUrl(body.ResultURL)) throw invalid(st, 'ResultURL');
+  if (!isCallbackUrl(body.QueueTimeOutURL)) throw invalid(st, 'QueueTimeOutURL');
+  if (!isTextOfLength(body.Remarks, remarksMin, 100)) throw invalid(st, 'Remarks');
+  return { initiator, credential, resultUrl: body.ResultURL, timeoutUrl: body.QueueTimeOutURL };
+}
+
+// --- Reversal ------------------------------------------------------------------------------
+
+/** A reversal request's fields as Daraja checks them, in its order. */
+function validateReversal(st: InitiatorState, body: Record<string, unknown>) {
+  if (body.CommandID !== 'TransactionReversal') throw invalid(st, 'CommandID');
+  // Daraja's field is misspelt; the correct spelling is refused as if the field were missing.
+  if (body.RecieverIdentifierType === undefined) throw invalid(st, 'RecieverIdentifierType');
+  const identifierType = numericString(body.RecieverIdentifierType);
+  if (identifierType !== '11' && identifierType !== '4') throw invalid(st, 'RecieverIdentifierType');
+  const { initiator, credential, resultUrl, timeoutUrl } = commonFields(st, body, 2);
+  const transactionId = body.TransactionID;
+  if (typeof transactionId !== 'string' || !/^[A-Z0-9]{10}$/.test(transactionId)) throw invalid(st, 'TransactionID');
+  const amountText = typeof body.Amount === 'number' ? String(body.Amount) : body.Amount;
+  if (typeof amountText !== 'string' || !/^\d+(\.\d{1,2})?$/.test(amountText) || Number(amountText) <= 0)
+    throw invalid(st, 'Amount');
+  const receiverParty = numericString(body.ReceiverParty);
+  if (receiverParty === null || !SHORTCODE_PATTERN.test(receiverParty)) throw invalid(st, 'ReceiverParty');
+  return { initiator, credential, resultUrl, timeoutUrl, transactionId, amount: Number(amountText), receiverParty };
+}
+
+type ReversalRequest = ReturnType<typeof validateReversal>;
+
+function handleReversal(st: InitiatorState, body: Record<string, unknown>, res: ServerResponse): void {
+  const fields = validateReversal(st, body);
+  const { transactionId } = fields;
+  const request: SimulatedReversal = {
+    transactionId,
+    amount: fields.amount,
+    ...ids(),
+    outcome: 'pending',
+    resultCode: null,
+    reversalReceipt: null,
+    at: new Date(),
+  };
+  const earlier = st.reversals.filter((r) => r.transactionId === transactionId).length;
+  st.reversals.push(request);
+  st.ctx.send(res, 200, {
+    OriginatorConversationID: request.originatorConversationId,
+    ConversationID: request.conversationId,
+    ResponseCode: '0',
+    ResponseDescription: ACCEPTED,
+  });
+  st.ctx.log('reversal: accepted', { transactionId, conversationId: request.conversationId });
+  st.ctx.schedule(() => settleReversal(st, request, fields, earlier), st.ctx.resultDelayMs);
+}
+
+/** Decides an accepted reversal (`earlier`: how many came before it for the same receipt) and sends its Result. */
+function settleReversal(st: InitiatorState, request: SimulatedReversal, fields: ReversalRequest, earlier: number) {
+  const { initiator, credential, resultUrl, timeoutUrl, transactionId, receiverParty } = fields;
+  const fail = (code: string, desc: string) => {
+    request.outcome = 'failed';
+    request.resultCode = code;
+    void deliver(
+      st,
+      'reversal',
+      'result',
+      resultUrl,
+      resultBody(request, /^\d+$/.test(code) ? Number(code) : code, desc, 'SIM0000000'),
+    );
+  };
+  const credentialCode = credentialResult(st, initiator, credential);
+  if (credentialCode === '2001') return fail('2001', 'The initiator information is invalid.');
+  if (credentialCode === '8006') return fail('8006', 'The security credential is locked.');
+  const payment = st.ctx.findPayment(transactionId);
+  if (!payment || payment.shortcode !== receiverParty) return fail('R000002', 'The OriginalTransactionID is invalid.');
+  const fault = st.ctx.reversalFaultFor(payment.phone);
+  if (fault === 'no_result') {
+    request.outcome = 'no_result';
+    return;
+  }
+  if (fault === 'queue_timeout_once' && earlier === 0) {
+    request.outcome = 'queue_timeout';
+    void deliver(st, 'reversal', 'timeout', timeoutUrl, resultBody(request, 'SVC0001', 'Request timed out in the queue.', ''));
+    return;
+  }
+  if (fault === 'insufficient_once' && earlier === 0) return fail('1', 'The balance is insufficient for the transaction.');
+  if (st.reversed.has(transactionId)) {
+    request.outcome = 'already_reversed';
+    request.resultCode = 'R000001';
+    void deliver(
+      st,
+      'reversal',
+      'result',
+      resultUrl,
+      resultBody(request, 'R000001', 'The transaction has already been reversed.', 'SIM0000000'),
+    );
+    return;
+  }
+  if (request.amount !== payment.amount)
+    return fail('R000002', 'The amount is invalid: only the whole amount of a transaction can be reversed.');
+  const balance = st.ctx.balances.get(payment.shortcode) ?? 0;
+  if (balance < payment.amount) return fail('1', 'The balance is insufficient for the transaction.');
+  reverse(st, request, payment, balance, resultUrl);
+}
+
+/** The money goes back to the customer: the balance falls, a reversal receipt is issued, and the Result says so. */
+function reverse(
+  st: InitiatorState,
+  request: SimulatedReversal,
+  payment: KnownPayment,
+  balance: number,
+  resultUrl: string,
+): void {
+  const { transactionId } = request;
+  const left = balance - payment.amount;
+  st.ctx.balances.set(payment.shortcode, left);
+  const receipt = newReceipt(st);
+  st.reversed.set(transactionId, receipt);
+  request.outcome = 'reversed';
+  request.resultCode = '0';
+  request.reversalReceipt = receipt;
+  st.ctx.log('reversal: reversed', { transactionId, reversal: receipt, amount: payment.amount });
+  void deliver(
+    st,
+    'reversal',
+    'result',
+    resultUrl,
+    resultBody(request, 0, OK_DESC, receipt, [
+      { Key: 'DebitAccountBalance', Value: `Utility Account|KES|${left.toFixed(2)}|${left.toFixed(2)}|0.00|0.00` },
+      { Key: 'Amount', Value: payment.amount },
+      { Key: 'TransCompletedTime', Value: Number(nairobiTimestamp(new Date())) },
+      { Key: 'OriginalTransactionID', Value: transactionId },
+      { Key: 'Charge', Value: 0 },
+      { Key: 'CreditPartyPublicName', Value: `${payment.phone} - JOHN DOE` },
+      { Key: 'DebitPartyPublicName', Value: `${payment.shortcode} - Duka Demo Shop` },
+    ]),
+  );
+}
+
+// --- Transaction Status --------------------------------------------------------------------
+
+function handleStatus(st: InitiatorState, body: Record<string, unknown>, res: ServerResponse): void {
+  // The portal's sample writes some keys with spaces; Daraja itself takes them without.
+  if ('Transaction ID' in body || 'Command ID' in body) throw st.ctx.fail(400, '400.002.05', 'Invalid Request Payload');
+  if (body.CommandID !== 'TransactionStatusQuery') throw invalid(st, 'CommandID');
+  const { initiator, credential, resultUrl } = commonFields(st, body, 1);
+  const byReceipt = typeof body.TransactionID === 'string' && body.TransactionID !== '';
+  const byConversation = typeof body.OriginalConversationID === 'string' && body.OriginalConversationID !== '';
+  if (byReceipt === byConversation) throw invalid(st, 'TransactionID');
+  const partyA = numericString(body.PartyA);
+  if (partyA === null) throw invalid(st, 'PartyA');
+  const identifierType = numericString(body.IdentifierType);
+  if (identifierType !== '1' && identifierType !== '2' && identifierType !== '4') throw invalid(st, 'IdentifierType');
+  const occasion = typeof body.Occasion === 'string' ? body.Occasion : '';
+  const request = ids();
+  st.ctx.send(res, 200, {
+    OriginatorConversationID: request.originatorConversationId,
+    ConversationID: request.conversationId,
+    ResponseCode: '0',
+    ResponseDescription: ACCEPTED,
+  });
+  const wanted = (byReceipt ? body.TransactionID : body.OriginalConversationID) as string;
+  st.ctx.schedule(() => {
+    const credentialCode = credentialResult(st, initiator, credential);
+    if (credentialCode !== '0') {
+      const desc = credentialCode === '2001' ? 'The initiator information is invalid.' : 'The security credential is locked.';
+      void deliver(st, 'status', 'result', resultUrl, resultBody(request, Number(credentialCode), desc, 'SIM0000000'));
+      return;
+    }
+    const payment = byReceipt ? st.ctx.findPayment(wanted) : findByConversation(st, wanted);
+    void deliver(st, 'status', 'result', resultUrl, statusResultBody(request, payment, occasion));
+  }, st.ctx.resultDelayMs);
+}
+
+/** The Result of a Transaction Status query: the payment found, or R000002 with no parameters. */
+export function statusResultBody(request: RequestIds, payment: KnownPayment | undefined, occasion: string) {
+  if (!payment) return resultBody(request, 'R000002', 'The OriginalTransactionID is invalid.', 'SIM0000000');
+  const stamp = Number(nairobiTimestamp(payment.at));
+  return resultBody(
+    request,
+    0,
+    OK_DESC,
+    'SIM0000000',
+    [
+      { Key: 'DebitPartyName', Value: `${payment.phone} - JOHN DOE` },
+      { Key: 'CreditPartyName', Value: `${payment.shortcode} - Duka Demo Shop` },
+      { Key: 'InitiatedTime', Value: stamp },
+      { Key: 'FinalisedTime', Value: stamp },
+      { Key: 'DebitAccountType', Value: 'MMF Account For Customer' },
+      { Key: 'DebitPartyCharges' },
+      { Key: 'TransactionReason' },
+      { Key: 'ReasonType', Value: 'Pay Bill Online' },
+      { Key: 'TransactionStatus', Value: 'Completed' },
+      { Key: 'Amount', Value: payment.amount },
+      { Key: 'ReceiptNo', Value: payment.receipt },
+    ],
+    { Key: 'Occasion', Value: occasion },
+  );
+}
+
+function findByConversation(st: InitiatorState, id: string): KnownPayment | undefined {
+  const reversal = st.reversals.find((r) => r.originatorConversationId === id && r.reversalReceipt !== null);
+  if (reversal) return st.ctx.findPayment(reversal.transactionId);
+  if (st.ctx.statusLookupBy === 'none') return undefined;
+  return st.ctx.findPaymentByStkId(st.ctx.statusLookupBy, id);
 }
 
 /**
