@@ -2,11 +2,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type DarajaSimulator, SIMULATOR_OUTCOMES, type SimulatorOptions, startDarajaSimulator } from './index.js';
-import { checkoutRequestId, mpesaReceipt, nairobiTimestamp, stkPassword } from './wire.js';
+import { nairobiTimestamp, stkPassword } from './wire.js';
 
 /**
- * The Daraja simulator over real HTTP: the OAuth, STK push and STK query endpoints, their error
- * bodies, and the callbacks it POSTs to a small callback server started here on 127.0.0.1.
+ * The Daraja simulator over real HTTP: the STK push and STK query endpoints, their error bodies,
+ * and the callbacks it POSTs to a small callback server started here on 127.0.0.1. OAuth and
+ * routing are in oauth.test.ts, C2B in c2b.test.ts, the wire helpers in wire.test.ts.
  */
 
 const SHORTCODE = '174379';
@@ -131,24 +132,6 @@ const receivedFor = (id: string) =>
 
 // -------------------------------------------------------------------------------------------------
 
-describe('wire helpers', () => {
-  it('computes the password test vector', () => {
-    expect(stkPassword('174379', PASSKEY, '20240315143005')).toBe(
-      'MTc0Mzc5YmZiMjc5ZjlhYTliZGJjZjE1OGU5N2RkNzFhNDY3Y2QyZTBjODkzMDU5YjEwZjc4ZTZiNzJhZGExZWQyYzkxOTIwMjQwMzE1MTQzMDA1',
-    );
-  });
-
-  it('formats timestamps, CheckoutRequestIDs and receipts in Nairobi time', () => {
-    const at = new Date('2024-03-15T11:30:06.123Z'); // 14:30:06.123 in Nairobi
-    expect(nairobiTimestamp(at)).toBe('20240315143006');
-    expect(nairobiTimestamp(new Date('2024-12-31T22:00:00Z'))).toBe('20250101010000');
-    expect(checkoutRequestId(at, '254708374149')).toBe('ws_CO_15032024143006123708374149');
-    const receipt = mpesaReceipt(at);
-    expect(receipt).toMatch(/^[A-Z][A-Z0-9]{9}$/);
-    expect(receipt.slice(0, 3)).toBe('SCF');
-  });
-});
-
 describe('Daraja simulator', () => {
   let sim: DarajaSimulator;
   let token: string;
@@ -172,72 +155,6 @@ describe('Daraja simulator', () => {
     await answer.text();
     // Node's fetch keeps an idle connection one second less than this hint.
     expect(answer.headers.get('keep-alive')).toBe('timeout=65');
-  });
-
-  describe('OAuth', () => {
-    it('issues a token with expires_in as a string', async () => {
-      const before = sim.tokensIssued;
-      const r = await reply(
-        await fetch(`${sim.url}/oauth/v1/generate?grant_type=client_credentials`, {
-          headers: { authorization: basic(KEY, SECRET) },
-        }),
-      );
-      expect(r.status).toBe(200);
-      expect(r.body.access_token).toMatch(/^[A-Za-z0-9]{28}$/);
-      expect(r.body.expires_in).toBe('3599');
-      expect(sim.tokensIssued).toBe(before + 1);
-    });
-
-    it('rejects missing, non-Basic and wrong credentials with 400.008.01', async () => {
-      for (const authorization of [undefined, 'Bearer abc', basic(KEY, 'wrong'), basic('wrong', SECRET)]) {
-        const headers: Record<string, string> = authorization ? { authorization } : {};
-        const r = await reply(await fetch(`${sim.url}/oauth/v1/generate?grant_type=client_credentials`, { headers }));
-        expect(r.status).toBe(400);
-        expect(r.body).toMatchObject({ errorCode: '400.008.01', requestId: expect.any(String) });
-        expect(r.body.errorMessage).toEqual(expect.any(String));
-      }
-    });
-
-    it('rejects a missing or wrong grant type with 400.008.02', async () => {
-      for (const qs of ['', '?grant_type=password']) {
-        const r = await reply(
-          await fetch(`${sim.url}/oauth/v1/generate${qs}`, { headers: { authorization: basic(KEY, SECRET) } }),
-        );
-        expect(r.status).toBe(400);
-        expect(r.body).toMatchObject({ errorCode: '400.008.02', errorMessage: 'Invalid grant type passed' });
-      }
-    });
-
-    it('sends expires_in as a number when asked to', async () => {
-      const other = await startDarajaSimulator({ ...BASE_OPTIONS, expiresInAsNumber: true, tokenTtlSeconds: 120 });
-      try {
-        const r = await reply(
-          await fetch(`${other.url}/oauth/v1/generate?grant_type=client_credentials`, {
-            headers: { authorization: basic(KEY, SECRET) },
-          }),
-        );
-        expect(r.body.expires_in).toBe(120);
-      } finally {
-        await other.close();
-      }
-    });
-  });
-
-  describe('routing', () => {
-    it('answers an unknown path with 404.001.01 and a wrong method with 405.001', async () => {
-      const notFound = await reply(await fetch(`${sim.url}/mpesa/b2c/v3/paymentrequest`, { method: 'POST' }));
-      expect(notFound.status).toBe(404);
-      expect(notFound.body).toMatchObject({ errorCode: '404.001.01', errorMessage: 'Resource not found' });
-
-      const wrongMethod = await reply(await fetch(`${sim.url}/mpesa/stkpush/v1/processrequest`));
-      expect(wrongMethod.status).toBe(405);
-      expect(wrongMethod.body).toMatchObject({ errorCode: '405.001', errorMessage: 'Method Not Allowed' });
-
-      const postToken = await reply(
-        await fetch(`${sim.url}/oauth/v1/generate?grant_type=client_credentials`, { method: 'POST' }),
-      );
-      expect(postToken.status).toBe(405);
-    });
   });
 
   describe('STK push validation', () => {
@@ -529,178 +446,5 @@ describe('token expiry and shutdown', () => {
     await sleep(400);
     expect(receivedFor(id)).toHaveLength(0);
     await expect(fetch(`${url}/oauth/v1/generate?grant_type=client_credentials`)).rejects.toThrow();
-  });
-});
-
-describe('C2B: Paybill and Till payments', () => {
-  /** The shop's two C2B URLs: the validation answer is what each test sets; null answers nothing. */
-  let validationAnswer: unknown = { ResultCode: '0', ResultDesc: 'Accepted' };
-  const calls: { kind: 'validate' | 'confirm'; body: Record<string, string> }[] = [];
-  let shop: Server;
-  let shopUrl = '';
-  const sims: DarajaSimulator[] = [];
-
-  beforeAll(async () => {
-    shop = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const kind = req.url?.endsWith('/validate') ? 'validate' : 'confirm';
-        calls.push({ kind, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-        if (kind === 'validate' && validationAnswer === null) return; // silent: M-Pesa's wait runs out
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(kind === 'validate' ? validationAnswer : { ResultCode: 0, ResultDesc: 'Success' }));
-      });
-    });
-    await new Promise<void>((r) => shop.listen(0, '127.0.0.1', r));
-    shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}/api/hooks/daraja/c2b/s3cr3t`;
-  });
-  afterEach(async () => {
-    for (const sim of sims.splice(0)) await sim.close();
-    calls.length = 0;
-    validationAnswer = { ResultCode: '0', ResultDesc: 'Accepted' };
-  });
-  afterAll(async () => {
-    shop.closeAllConnections();
-    await new Promise<void>((r) => shop.close(() => r()));
-  });
-
-  async function simulator(options: Partial<SimulatorOptions> = {}) {
-    const sim = await startDarajaSimulator({ ...BASE_OPTIONS, c2bValidationTimeoutMs: 300, ...options });
-    sims.push(sim);
-    return { sim, token: await getToken(sim) };
-  }
-  const register = (sim: DarajaSimulator, token: string, overrides: Record<string, unknown> = {}, version = 'v2') =>
-    post(sim, `/mpesa/c2b/${version}/registerurl`, token, {
-      ShortCode: SHORTCODE,
-      ResponseType: 'Completed',
-      ConfirmationURL: `${shopUrl}/confirm`,
-      ValidationURL: `${shopUrl}/validate`,
-      ...overrides,
-    });
-  const pay = (sim: DarajaSimulator, token: string, overrides: Record<string, unknown> = {}) =>
-    post(sim, '/mpesa/c2b/v2/simulate', token, {
-      ShortCode: SHORTCODE,
-      CommandID: 'CustomerPayBillOnline',
-      Amount: '1500',
-      Msisdn: '254708374149',
-      BillRefNumber: 'K7MX4QPA',
-      ...overrides,
-    });
-
-  it('registers the URLs (the misspelt OriginatorCoversationID and all), and checks the fields Daraja checks', async () => {
-    const { sim, token } = await simulator();
-    const ok = await register(sim, token);
-    expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ ResponseCode: '0', ResponseDescription: 'Success' });
-    expect(typeof ok.body.OriginatorCoversationID).toBe('string');
-    expect((await register(sim, token, { ResponseType: 'Canceled' })).body.errorMessage).toBe(
-      'Bad Request - Invalid ResponseType',
-    );
-    expect((await register(sim, token, { ValidationURL: undefined })).body.errorMessage).toBe(
-      'Bad Request - Invalid ValidationURL',
-    );
-    expect((await register(sim, null as unknown as string)).status).toBe(404);
-    // The sandbox overwrites; production registers once.
-    expect((await register(sim, token)).status).toBe(200);
-    const live = await simulator({ c2bRegistration: 'production' });
-    expect((await register(live.sim, live.token)).status).toBe(200);
-    const again = await register(live.sim, live.token);
-    expect(again).toEqual({
-      status: 500,
-      body: expect.objectContaining({ errorCode: '500.003.1001', errorMessage: 'Urls are already registered.' }),
-    });
-  });
-
-  it('pays a Paybill from the phone: a receipt, then one confirmation with the account as typed and a masked number', async () => {
-    const { sim, token } = await simulator();
-    await register(sim, token);
-    const ack = await pay(sim, token, { BillRefNumber: 'k7mx 4qpa' });
-    expect(ack.body).toMatchObject({ ResponseCode: '0', ResponseDescription: 'Accept the service request successfully.' });
-    await waitFor(() => calls.length === 1);
-    const [confirmation] = calls;
-    expect(confirmation?.kind).toBe('confirm');
-    expect(confirmation?.body).toMatchObject({
-      TransactionType: 'Pay Bill',
-      TransAmount: '1500.00',
-      BusinessShortCode: SHORTCODE,
-      BillRefNumber: 'k7mx 4qpa',
-      MSISDN: '2547 ***** 149',
-      OrgAccountBalance: '1500.00',
-    });
-    expect(confirmation?.body.TransID).toMatch(/^[A-Z][A-Z0-9]{9}$/);
-    expect(confirmation?.body.TransTime).toMatch(/^\d{14}$/);
-    expect(sim.receipts).toEqual([
-      expect.objectContaining({ receipt: confirmation?.body.TransID, amount: 1500, via: 'c2b', account: 'k7mx 4qpa' }),
-    ]);
-  });
-
-  it('sends a v1 registration the payer as a SHA-256 hash, and a till payment no account number', async () => {
-    const { sim, token } = await simulator();
-    await register(sim, token, {}, 'v1');
-    await pay(sim, token, { CommandID: 'CustomerBuyGoodsOnline', BillRefNumber: 'IGNORED' });
-    await waitFor(() => calls.length === 1);
-    expect(calls[0]?.body).toMatchObject({ TransactionType: 'Buy Goods', BillRefNumber: '' });
-    expect(calls[0]?.body.MSISDN).toMatch(/^[0-9a-f]{64}$/);
-  });
-
-  it('asks the ValidationURL first when validation is on: a C2B00012 refusal moves no money and confirms nothing', async () => {
-    const { sim, token } = await simulator({ c2bValidation: true });
-    await register(sim, token);
-    validationAnswer = { ResultCode: 'C2B00012', ResultDesc: 'Rejected' };
-    await pay(sim, token, { BillRefNumber: 'NOSUCH' });
-    await waitFor(() => sim.c2bDeliveries.length === 1);
-    expect(calls.map((call) => call.kind)).toEqual(['validate']);
-    expect(calls[0]?.body.OrgAccountBalance).toBe('');
-    expect(sim.receipts).toEqual([]);
-
-    validationAnswer = { ResultCode: '0', ResultDesc: 'Accepted', ThirdPartyTransID: 'order-42' };
-    await pay(sim, token);
-    await waitFor(() => calls.length === 3);
-    expect(calls.slice(1).map((call) => call.kind)).toEqual(['validate', 'confirm']);
-    expect(calls[2]?.body.ThirdPartyTransID).toBe('order-42');
-    expect(sim.receipts).toHaveLength(1);
-  });
-
-  it('lets the registered ResponseType decide when the validation answer does not come in time', async () => {
-    const { sim, token } = await simulator({ c2bValidation: true });
-    validationAnswer = null;
-    await register(sim, token, { ResponseType: 'Cancelled' });
-    await pay(sim, token);
-    await waitFor(() => sim.c2bDeliveries.length === 1);
-    expect(sim.c2bDeliveries[0]?.error).toBe('timeout after 300 ms');
-    expect(sim.receipts).toEqual([]);
-
-    await register(sim, token, { ResponseType: 'Completed' });
-    await pay(sim, token);
-    await waitFor(() => sim.c2bDeliveries.length === 3);
-    expect(sim.c2bDeliveries.map((delivery) => delivery.kind)).toEqual(['validation', 'validation', 'confirmation']);
-    expect(sim.receipts).toHaveLength(1);
-  });
-
-  it('confirms twice or never for the fault numbers, and takes the money without telling anyone when nothing is registered', async () => {
-    const { sim, token } = await simulator();
-    await pay(sim, token);
-    await waitFor(() => sim.receipts.length === 1);
-    expect(calls).toEqual([]);
-
-    await register(sim, token);
-    await pay(sim, token, { Msisdn: '254700000005' });
-    await waitFor(() => calls.length === 2);
-    expect(calls[0]?.body.TransID).toBe(calls[1]?.body.TransID);
-    await pay(sim, token, { Msisdn: '254700000006' });
-    await waitFor(() => sim.receipts.length === 3);
-    expect(sim.c2bDeliveries).toHaveLength(2);
-  });
-
-  it('refuses a payment Daraja would refuse', async () => {
-    const { sim, token } = await simulator();
-    expect((await pay(sim, token, { CommandID: 'PayBill' })).body.errorMessage).toBe('Bad Request - Invalid CommandID');
-    expect((await pay(sim, token, { Amount: '10.50' })).body.errorMessage).toBe('Bad Request - Invalid Amount');
-    expect((await pay(sim, token, { Msisdn: '0708374149' })).body.errorMessage).toBe('Bad Request - Invalid Msisdn');
-    expect((await pay(sim, token, { BillRefNumber: 'X'.repeat(21) })).body.errorMessage).toBe(
-      'Bad Request - Invalid BillRefNumber',
-    );
-    expect(sim.receipts).toEqual([]);
   });
 });
