@@ -69,62 +69,64 @@ describe('payerFor', () => {
   });
 });
 
-describe('C2B: Paybill and Till payments', () => {
-  /** The shop's two C2B URLs: the validation answer is what each test sets; null answers nothing. */
-  let validationAnswer: unknown = { ResultCode: '0', ResultDesc: 'Accepted' };
-  const calls: { kind: 'validate' | 'confirm'; body: Record<string, string> }[] = [];
-  let shop: Server;
-  let shopUrl = '';
-  const sims: DarajaSimulator[] = [];
+// --- the shop's C2B URLs and its simulators ----------------------------------------------------
 
-  beforeAll(async () => {
-    shop = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const kind = req.url?.endsWith('/validate') ? 'validate' : 'confirm';
-        calls.push({ kind, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-        if (kind === 'validate' && validationAnswer === null) return; // silent: M-Pesa's wait runs out
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(kind === 'validate' ? validationAnswer : { ResultCode: 0, ResultDesc: 'Success' }));
-      });
+/** The shop's two C2B URLs: the validation answer is what each test sets; null answers nothing. */
+let validationAnswer: unknown = { ResultCode: '0', ResultDesc: 'Accepted' };
+const calls: { kind: 'validate' | 'confirm'; body: Record<string, string> }[] = [];
+let shop: Server;
+let shopUrl = '';
+const sims: DarajaSimulator[] = [];
+
+beforeAll(async () => {
+  shop = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const kind = req.url?.endsWith('/validate') ? 'validate' : 'confirm';
+      calls.push({ kind, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      if (kind === 'validate' && validationAnswer === null) return; // silent: M-Pesa's wait runs out
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(kind === 'validate' ? validationAnswer : { ResultCode: 0, ResultDesc: 'Success' }));
     });
-    await new Promise<void>((r) => shop.listen(0, '127.0.0.1', r));
-    shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}/api/hooks/daraja/c2b/s3cr3t`;
   });
-  afterEach(async () => {
-    for (const sim of sims.splice(0)) await sim.close();
-    calls.length = 0;
-    validationAnswer = { ResultCode: '0', ResultDesc: 'Accepted' };
+  await new Promise<void>((r) => shop.listen(0, '127.0.0.1', r));
+  shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}/api/hooks/daraja/c2b/s3cr3t`;
+});
+afterEach(async () => {
+  for (const sim of sims.splice(0)) await sim.close();
+  calls.length = 0;
+  validationAnswer = { ResultCode: '0', ResultDesc: 'Accepted' };
+});
+afterAll(async () => {
+  shop.closeAllConnections();
+  await new Promise<void>((r) => shop.close(() => r()));
+});
+
+async function simulator(options: Partial<SimulatorOptions> = {}) {
+  const sim = await startDarajaSimulator({ ...BASE_OPTIONS, c2bValidationTimeoutMs: 300, ...options });
+  sims.push(sim);
+  return { sim, token: await getToken(sim) };
+}
+const register = (sim: DarajaSimulator, token: string, overrides: Record<string, unknown> = {}, version = 'v2') =>
+  post(sim, `/mpesa/c2b/${version}/registerurl`, token, {
+    ShortCode: SHORTCODE,
+    ResponseType: 'Completed',
+    ConfirmationURL: `${shopUrl}/confirm`,
+    ValidationURL: `${shopUrl}/validate`,
+    ...overrides,
   });
-  afterAll(async () => {
-    shop.closeAllConnections();
-    await new Promise<void>((r) => shop.close(() => r()));
+const pay = (sim: DarajaSimulator, token: string, overrides: Record<string, unknown> = {}) =>
+  post(sim, '/mpesa/c2b/v2/simulate', token, {
+    ShortCode: SHORTCODE,
+    CommandID: 'CustomerPayBillOnline',
+    Amount: '1500',
+    Msisdn: '254708374149',
+    BillRefNumber: 'K7MX4QPA',
+    ...overrides,
   });
 
-  async function simulator(options: Partial<SimulatorOptions> = {}) {
-    const sim = await startDarajaSimulator({ ...BASE_OPTIONS, c2bValidationTimeoutMs: 300, ...options });
-    sims.push(sim);
-    return { sim, token: await getToken(sim) };
-  }
-  const register = (sim: DarajaSimulator, token: string, overrides: Record<string, unknown> = {}, version = 'v2') =>
-    post(sim, `/mpesa/c2b/${version}/registerurl`, token, {
-      ShortCode: SHORTCODE,
-      ResponseType: 'Completed',
-      ConfirmationURL: `${shopUrl}/confirm`,
-      ValidationURL: `${shopUrl}/validate`,
-      ...overrides,
-    });
-  const pay = (sim: DarajaSimulator, token: string, overrides: Record<string, unknown> = {}) =>
-    post(sim, '/mpesa/c2b/v2/simulate', token, {
-      ShortCode: SHORTCODE,
-      CommandID: 'CustomerPayBillOnline',
-      Amount: '1500',
-      Msisdn: '254708374149',
-      BillRefNumber: 'K7MX4QPA',
-      ...overrides,
-    });
-
+describe('C2B: registration and payments', () => {
   it('registers the URLs (the misspelt OriginatorCoversationID and all), and checks the fields Daraja checks', async () => {
     const { sim, token } = await simulator();
     const ok = await register(sim, token);
@@ -180,7 +182,9 @@ describe('C2B: Paybill and Till payments', () => {
     expect(calls[0]?.body).toMatchObject({ TransactionType: 'Buy Goods', BillRefNumber: '' });
     expect(calls[0]?.body.MSISDN).toMatch(/^[0-9a-f]{64}$/);
   });
+});
 
+describe('C2B: validation, faults and refusals', () => {
   it('asks the ValidationURL first when validation is on: a C2B00012 refusal moves no money and confirms nothing', async () => {
     const { sim, token } = await simulator({ c2bValidation: true });
     await register(sim, token);
