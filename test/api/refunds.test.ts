@@ -12,7 +12,7 @@ import { startShopSimulator } from '../support/simulator.js';
  * Refunds by M-Pesa Reversal and receipts recovered by Transaction Status, against the Daraja
  * simulator over real HTTP: the shop encrypts its initiator password with the simulator's key, the
  * simulator checks it, moves the simulated money back and POSTs its Results to the shop's URLs.
- * The simulator's payer numbers pick the faults (src/server/mpesa/simulator/index.ts).
+ * The simulator's payer numbers pick the faults (src/server/mpesa/simulator/outcomes.ts).
  */
 
 const RESULT_WAIT_MS = 1500;

@@ -40,6 +40,11 @@
  *   SecurityCredential; there is no control API.
  *
  * Standalone: `npx tsx src/server/mpesa/simulator/cli.ts` (see cli.ts).
+ *
+ * This file routes requests and starts the server; the rest of the double is in its own modules,
+ * each a set of functions over one simulator's state (state.ts): outcomes.ts (the phone-number
+ * table), oauth.ts, stk.ts (push, query, callbacks), c2b.ts, initiator.ts (Reversal, Transaction
+ * Status), delivery.ts (every POST to the shop), http.ts (Daraja's error and JSON bodies), wire.ts.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -13,11 +13,12 @@
  *
  * Outcomes of a reversal follow the simulated ledger: an unknown receipt → R000002, a receipt
  * already reversed → R000001, a Utility balance below the amount → 1, else the money moves back.
- * A few payer numbers add faults (ReversalFault in index.ts). Transaction Status finds a receipt by
- * TransactionID, or by OriginalConversationID: a reversal this simulator started, or an STK push's
- * CheckoutRequestID or MerchantRequestID (`statusLookupBy`). A transaction it cannot find gets
- * ResultCode R000002 ("The OriginalTransactionID is invalid.") with no parameters: the real code is
- * undocumented, and the shop treats any non-zero code alike.
+ * A few payer numbers add faults (the `reversal` column of the outcome table, outcomes.ts).
+ * Transaction Status finds a receipt by TransactionID, or by OriginalConversationID: a reversal
+ * this simulator started, or an STK push's CheckoutRequestID or MerchantRequestID
+ * (`statusLookupBy`). A transaction it cannot find gets ResultCode R000002 ("The
+ * OriginalTransactionID is invalid.") with no parameters: the real code is undocumented, and the
+ * shop treats any non-zero code alike.
  */
 import { constants, generateKeyPairSync, type KeyObject, privateDecrypt, randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
