@@ -3,8 +3,8 @@ import { StaticRouter } from 'react-router';
 import type { InitialData, RenderFirstScreen } from '../shared/initialData';
 import { App, seedFirstScreen } from './app/firstScreen';
 import { preloadScreen } from './app/router';
-import { makeStore } from './app/store';
 import { api } from './lib/api';
+import { makeStore } from './stores/store';
 
 /**
  * The server's half of the first screen (src/server/plugins/shop/web.ts): the HTML of the page at

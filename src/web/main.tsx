@@ -6,7 +6,7 @@ import { BrowserRouter } from 'react-router';
 import { App, initialDataOf, looksLikeServerRender, seedFirstScreen } from './app/firstScreen';
 import { PaymentBanner } from './app/layout/Layout';
 import { preloadScreen } from './app/router';
-import { makeStore } from './app/store';
+import { makeStore } from './stores/store';
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root');

@@ -3,9 +3,9 @@ import { Provider } from 'react-redux';
 import { INITIAL_DATA_ID, type InitialData } from '../../shared/initialData';
 import { matchRoute } from '../../shared/routes';
 import { catalogApi } from '../lib/catalogApi';
+import type { AppStore, RootState } from '../stores/store';
 import { LIVE_ATTRIBUTE } from './liveMarker';
 import { AppRoutes } from './router';
-import type { AppStore, RootState } from './store';
 
 /**
  * The first screen, the same on the server (entry-server.tsx) and in the browser (main.tsx): the

@@ -2,9 +2,10 @@ import { cleanup, render, screen } from '@testing-library/react';
 import { Provider } from 'react-redux';
 import { createMemoryRouter, RouterProvider, useLocation } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { LoginState } from '../config/paths';
 import { setCredentials } from '../stores/authSlice';
-import { AdminRoute, type LoginState, PrivateRoute } from './guards';
-import { makeStore } from './store';
+import { makeStore } from '../stores/store';
+import { AdminRoute, PrivateRoute } from './guards';
 
 afterEach(cleanup);
 beforeEach(() => localStorage.clear());

@@ -1,11 +1,6 @@
 import { Navigate, Outlet, useLocation } from 'react-router';
-import { paths } from '../config/paths';
-import { useAppSelector } from './store';
-
-/** Navigation state telling the sign-in screen that an admin account is needed (see AdminRoute). */
-export interface LoginState {
-  adminRequired?: boolean;
-}
+import { type LoginState, paths } from '../config/paths';
+import { useAppSelector } from '../stores/store';
 
 /** Screens for signed-in shoppers; guests go to sign in and come back. The server checks again. */
 export function PrivateRoute() {

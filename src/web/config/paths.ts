@@ -2,6 +2,11 @@ import type { ProductSort } from '../../shared/constants';
 import { routePath } from '../../shared/routes';
 import type { LedgerFilter } from '../../shared/schemas/payments';
 
+/** Navigation state telling the sign-in screen that an admin account is needed (see AdminRoute in app/guards.tsx). */
+export interface LoginState {
+  adminRequired?: boolean;
+}
+
 /** The listing's order and price range: query parameters, so a link or a reload keeps them. */
 export interface ListingFilters {
   /** A search's category: a search narrows to one by the query, a category page names its own in the path. */

@@ -15,7 +15,7 @@ interface StoredState {
 /**
  * Saves the signed-in user, the cart and the followed payment to localStorage after the actions
  * that change them, so the reducers stay pure: a reducer only computes the next state, and this
- * middleware (added to the store in app/store.ts) is the one place that writes to storage.
+ * middleware (added to the store in stores/store.ts) is the one place that writes to storage.
  */
 export function persistenceMiddleware() {
   const listener = createListenerMiddleware();

@@ -5,7 +5,7 @@ import { CartIcon, UserIcon } from '../../components/icons';
 import { paths } from '../../config/paths';
 import { useShopSettings } from '../../lib/settingsApi';
 import { cartCount } from '../../stores/cartSlice';
-import { useAppSelector } from '../store';
+import { useAppSelector } from '../../stores/store';
 import SearchBox from './SearchBox';
 
 // The signed-in user's menu needs Bootstrap's dropdown (and Popper): a visitor never downloads it.

@@ -4,7 +4,7 @@ import { Outlet } from 'react-router';
 import Loader from '../../components/Loader';
 import { preloadable } from '../../lib/preloadable';
 import { toastsWanted } from '../../lib/toast';
-import { useAppSelector } from '../store';
+import { useAppSelector } from '../../stores/store';
 import Footer from './Footer';
 import Header from './Header';
 import ScrollRestoration from './ScrollRestoration';

@@ -3,7 +3,7 @@ import { Provider } from 'react-redux';
 import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { PublicUser } from '../../../shared/schemas/users';
-import { makeStore } from '../store';
+import { makeStore } from '../../stores/store';
 import UserMenu from './UserMenu';
 
 const admin: PublicUser = { _id: 'a1', name: 'Admin', email: 'admin@example.com', isAdmin: true };

@@ -9,7 +9,7 @@ import { LEDGER_SUMMARY_POLL_MS, useGetLedgerSummaryQuery } from '../../lib/paym
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { signedOut } from '../../stores/authSlice';
 import { resetCart } from '../../stores/cartSlice';
-import { useAppDispatch } from '../store';
+import { useAppDispatch } from '../../stores/store';
 import '../../styles/dropdown.scss';
 
 /**

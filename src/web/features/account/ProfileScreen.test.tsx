@@ -3,8 +3,8 @@ import userEvent from '@testing-library/user-event';
 import { Provider } from 'react-redux';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { makeStore } from '../../app/store';
 import { setCredentials } from '../../stores/authSlice';
+import { makeStore } from '../../stores/store';
 import ProfileScreen from './ProfileScreen';
 
 const USER = { _id: 'u1', name: 'Amina', email: 'amina@example.com', isAdmin: false };

@@ -3,10 +3,10 @@ import { Provider } from 'react-redux';
 import { createMemoryRouter, RouterProvider, useLocation } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LedgerPage, LedgerPayment } from '../../../shared/schemas/payments';
-import { makeStore } from '../../app/store';
 import { EXCEPTION_REASON, receivedTime } from '../../lib/ledgerText';
 import { manualPaymentForm, orderFrom, orderProblem, orderReference } from '../../lib/paymentForms';
 import { setCredentials } from '../../stores/authSlice';
+import { makeStore } from '../../stores/store';
 import PaymentListScreen, { filterFrom } from './PaymentListScreen';
 
 const ORDER = '0b6f7c1e-3a52-4d7e-9f1a-2c4b5d6e7f80';

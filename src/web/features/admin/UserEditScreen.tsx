@@ -3,7 +3,6 @@ import Form from 'react-bootstrap/Form';
 import Spinner from 'react-bootstrap/Spinner';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { type AdminUserUpdateBody, adminUserUpdateBody, type PublicUser } from '../../../shared/schemas/users';
-import { useAppDispatch, useAppSelector } from '../../app/store';
 import FormContainer from '../../components/FormContainer';
 import FormField from '../../components/form/FormField';
 import { fieldMessages, useZodForm } from '../../components/form/useZodForm';
@@ -14,6 +13,7 @@ import { paths } from '../../config/paths';
 import { errorMessage } from '../../lib/errors';
 import { toastError, toastErrors, toastSuccess } from '../../lib/toast';
 import { setCredentials } from '../../stores/authSlice';
+import { useAppDispatch, useAppSelector } from '../../stores/store';
 import { useGetUserDetailsQuery, useUpdateUserMutation } from './api';
 
 /** The server's own refusals, used before asking it when the answer is already known. */

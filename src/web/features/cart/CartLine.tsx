@@ -1,11 +1,11 @@
 import Button from 'react-bootstrap/Button';
 import { Link } from 'react-router';
-import { useAppDispatch } from '../../app/store';
 import { TrashIcon } from '../../components/icons';
 import Price from '../../components/Price';
 import { photoSources } from '../../components/photoSources';
 import { paths } from '../../config/paths';
 import { addToCart, type CartItem, removeFromCart } from '../../stores/cartSlice';
+import { useAppDispatch } from '../../stores/store';
 import '../../styles/list-group.scss';
 
 const IMAGE_SIZE = 72;

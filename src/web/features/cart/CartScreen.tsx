@@ -4,12 +4,12 @@ import Col from 'react-bootstrap/Col';
 import Row from 'react-bootstrap/Row';
 import { Link, useNavigate } from 'react-router';
 import { formatKsh } from '../../../shared/money';
-import { useAppSelector } from '../../app/store';
 import Message from '../../components/Message';
 import PageTitle from '../../components/PageTitle';
 import Price from '../../components/Price';
 import { paths } from '../../config/paths';
 import { cartCount } from '../../stores/cartSlice';
+import { useAppSelector } from '../../stores/store';
 import CartLine from './CartLine';
 import '../../styles/list-group.scss';
 

@@ -1,10 +1,10 @@
 import { lazy, Suspense } from 'react';
 import { Link } from 'react-router';
 import type { Review } from '../../../shared/schemas/products';
-import { useAppSelector } from '../../app/store';
 import Loader from '../../components/Loader';
 import Message from '../../components/Message';
 import { paths } from '../../config/paths';
+import { useAppSelector } from '../../stores/store';
 
 // Below the fold and only for signed-in shoppers: loaded when shown, not with the page.
 const WriteReviewForm = lazy(() => import('./WriteReviewForm'));

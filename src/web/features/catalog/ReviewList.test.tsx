@@ -3,8 +3,8 @@ import { Provider } from 'react-redux';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Review } from '../../../shared/schemas/products';
 import type { PublicUser } from '../../../shared/schemas/users';
-import { makeStore } from '../../app/store';
 import { setCredentials } from '../../stores/authSlice';
+import { makeStore } from '../../stores/store';
 import ReviewList, { canDeleteReview } from './ReviewList';
 
 const review = (id: string, author: string | null, name: string): Review => ({

@@ -3,12 +3,12 @@ import Button from 'react-bootstrap/Button';
 import Spinner from 'react-bootstrap/Spinner';
 import type { Review } from '../../../shared/schemas/products';
 import type { PublicUser } from '../../../shared/schemas/users';
-import { useAppSelector } from '../../app/store';
 import { TrashIcon } from '../../components/icons';
 import Message from '../../components/Message';
 import Rating from '../../components/Rating';
 import { useDeleteReviewMutation } from '../../lib/catalogApi';
 import { toastErrors, toastSuccess } from '../../lib/toast';
+import { useAppSelector } from '../../stores/store';
 import '../../styles/list-group.scss';
 
 /** A review's author and any admin may delete it (docs/product-rules.md); the server checks again. */

@@ -7,7 +7,6 @@ import Spinner from 'react-bootstrap/Spinner';
 import { Navigate, useNavigate } from 'react-router';
 import { PAYMENT_METHOD } from '../../../shared/constants';
 import type { ShippingAddress } from '../../../shared/schemas/orders';
-import { useAppDispatch, useAppSelector } from '../../app/store';
 import CheckoutSteps from '../../components/CheckoutSteps';
 import Message from '../../components/Message';
 import OrderItemsList from '../../components/order/OrderItemsList';
@@ -18,6 +17,7 @@ import { newIdempotencyKey } from '../../lib/idempotency-key';
 import { useCreateOrderMutation } from '../../lib/ordersApi';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { type CartState, clearCartItems } from '../../stores/cartSlice';
+import { useAppDispatch, useAppSelector } from '../../stores/store';
 import { completeAddress, type ShippingNotice } from './shippingAddress';
 import '../../styles/list-group.scss';
 

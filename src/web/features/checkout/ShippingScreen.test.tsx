@@ -4,9 +4,9 @@ import { Provider } from 'react-redux';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MSISDN_ERROR } from '../../../shared/phone';
-import { makeStore } from '../../app/store';
 import { setCredentials } from '../../stores/authSlice';
 import { addToCart } from '../../stores/cartSlice';
+import { makeStore } from '../../stores/store';
 import ShippingScreen from './ShippingScreen';
 
 const ITEM = {

@@ -8,7 +8,6 @@ import {
   shippingAddress,
   shippingAddressForm,
 } from '../../../shared/schemas/orders';
-import { useAppDispatch, useAppSelector } from '../../app/store';
 import CheckoutSteps from '../../components/CheckoutSteps';
 import FormContainer from '../../components/FormContainer';
 import FormField from '../../components/form/FormField';
@@ -18,6 +17,7 @@ import PageTitle from '../../components/PageTitle';
 import { paths } from '../../config/paths';
 import { useGetMyOrdersQuery } from '../../lib/ordersApi';
 import { saveShippingAddress } from '../../stores/cartSlice';
+import { useAppDispatch, useAppSelector } from '../../stores/store';
 import { isShippingNotice } from './shippingAddress';
 
 type AddressSuggestions = typeof import('./addressSuggestions');

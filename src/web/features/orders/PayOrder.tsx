@@ -5,13 +5,13 @@ import { useNavigate } from 'react-router';
 import { formatKsh } from '../../../shared/money';
 import type { Order } from '../../../shared/schemas/orders';
 import { mpesaNumberForm } from '../../../shared/schemas/payments';
-import { useAppDispatch } from '../../app/store';
 import FormField from '../../components/form/FormField';
 import { useZodForm } from '../../components/form/useZodForm';
 import { paths } from '../../config/paths';
 import { paymentsApi, useSendPaymentPromptMutation } from '../../lib/paymentsApi';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { followPayment } from '../../stores/followedPaymentSlice';
+import { useAppDispatch } from '../../stores/store';
 
 const MPESA_NUMBER_KEY = 'mpesaNumber';
 

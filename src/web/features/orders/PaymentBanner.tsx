@@ -4,10 +4,10 @@ import Container from 'react-bootstrap/Container';
 import Spinner from 'react-bootstrap/Spinner';
 import { Link, useLocation } from 'react-router';
 import type { PaymentStatus } from '../../../shared/schemas/payments';
-import { useAppDispatch, useAppSelector } from '../../app/store';
 import { paths } from '../../config/paths';
 import { PAYMENT_POLL_MS, paymentsApi, useGetPaymentStatusQuery } from '../../lib/paymentsApi';
 import { type FollowedPayment, stopFollowingPayment } from '../../stores/followedPaymentSlice';
+import { useAppDispatch, useAppSelector } from '../../stores/store';
 
 type BannerState = 'waiting' | 'paid' | 'failed';
 

@@ -5,11 +5,11 @@ import { nairobiDay } from '../../../shared/dates';
 import { formatKsh, toCents } from '../../../shared/money';
 import type { Order } from '../../../shared/schemas/orders';
 import type { LedgerPayment, LedgerStatus, PaymentStatus as PaymentStatusBody } from '../../../shared/schemas/payments';
-import { useAppDispatch } from '../../app/store';
 import Message from '../../components/Message';
 import { errorMessage } from '../../lib/errors';
 import { exceptionReason, receivedTime, STATUS_LABEL, STATUS_VARIANT } from '../../lib/ledgerText';
 import { PAYBILL_POLL_MS, PAYMENT_POLL_MS, paymentsApi, useGetPaymentStatusQuery } from '../../lib/paymentsApi';
+import { useAppDispatch } from '../../stores/store';
 
 /**
  * The order's payment status from the server, asked again every 2 s while a prompt waits on the

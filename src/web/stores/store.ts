@@ -1,10 +1,10 @@
 import { configureStore } from '@reduxjs/toolkit';
 import { type TypedUseSelectorHook, useDispatch, useSelector } from 'react-redux';
 import { api } from '../lib/api';
-import { authReducer } from '../stores/authSlice';
-import { cartReducer } from '../stores/cartSlice';
-import { followedPaymentReducer } from '../stores/followedPaymentSlice';
-import { persistenceMiddleware } from '../stores/persistence';
+import { authReducer } from './authSlice';
+import { cartReducer } from './cartSlice';
+import { followedPaymentReducer } from './followedPaymentSlice';
+import { persistenceMiddleware } from './persistence';
 
 /** The app's state: the signed-in user, the cart, the payment the banner follows, and the API cache. */
 export function makeStore() {
