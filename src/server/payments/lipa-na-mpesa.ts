@@ -16,6 +16,11 @@ export function lipaNaMpesaOf(config: {
   return config.transactionType === 'till' ? { till: config.tillNumber ?? config.shortcode } : { paybill: config.shortcode };
 }
 
+/** The numbers the shop's own Paybill or Till payments are made to: its Paybill or Till, and the initiator's shortcode. */
+export function shopShortcodes(shop: LipaNaMpesa, initiatorShortcode: string): string[] {
+  return [...new Set(['paybill' in shop ? shop.paybill : shop.till, initiatorShortcode])];
+}
+
 /** Whole shillings still to pay, as M-Pesa charges them: what covers the order less the money held for it. */
 export function amountStillDue(totalCents: number, heldCents: number): number {
   return Math.ceil(stillDueCents(totalCents, heldCents) / 100);

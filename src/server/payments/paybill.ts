@@ -12,6 +12,7 @@ import {
 import { parseC2bBody } from '../mpesa/c2b-body.js';
 import { finishCallback, storeCallback } from './callback-store.js';
 import type { PaymentDeps } from './deps.js';
+import { shopShortcodes } from './lipa-na-mpesa.js';
 import { sendConfirmationLookup } from './status-lookups.js';
 
 /**
@@ -59,12 +60,6 @@ export async function validateC2b(deps: Pick<PaymentDeps, 'db' | 'lipaNaMpesa'>,
   return payment.amountCents <= stillDue ? C2B_ACCEPT : C2B_REJECT_AMOUNT;
 }
 
-/** The numbers the shop's own Paybill or Till payments are made to. */
-function ownShortcodes(deps: Pick<PaymentDeps, 'lipaNaMpesa' | 'initiator'>): string[] {
-  const shop = deps.lipaNaMpesa;
-  return [...new Set(['paybill' in shop ? shop.paybill : shop.till, deps.initiator.shortcode])];
-}
-
 /**
  * Records a stored confirmation in the ledger; returns what became of it. A confirmation is an
  * unsigned POST: before it pays anything the shop asks M-Pesa itself, by Transaction Status,
@@ -91,7 +86,7 @@ export async function processC2bConfirmation(deps: PaymentDeps, stored: { id: st
       raw: stored.body,
       transactionAt: payment.transactionAt,
     };
-    const shortcodes = ownShortcodes(deps);
+    const shortcodes = shopShortcodes(deps.lipaNaMpesa, deps.initiator.shortcode);
     const hold: Hold | undefined =
       payment.amountCents === null
         ? { exception: 'bad_amount', detail: `M-Pesa wrote the amount as ${JSON.stringify(payment.rawAmount)}.` }

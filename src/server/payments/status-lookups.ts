@@ -2,6 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { PaymentSource } from '../../shared/schemas/payments.js';
 import type { Queryable } from '../db/client.js';
 import { mpesaPayments, paymentAttempts } from '../db/schema.js';
+import { isHeld } from '../domain/payments/coverage.js';
 import {
   AWAITING_CONFIRMATION,
   applyMpesaWord,
@@ -14,6 +15,7 @@ import { parseDarajaDate } from '../mpesa/daraja-callback.js';
 import { type InitiatorResult, parseInitiatorResult, text } from '../mpesa/initiator-result.js';
 import type { PaymentDeps } from './deps.js';
 import { answersOwnRequest, recordInitiatorRequest } from './initiator-requests.js';
+import { shopShortcodes } from './lipa-na-mpesa.js';
 
 /**
  * Transaction Status (docs/payments.md, Reversal, Transaction Status and the SecurityCredential;
@@ -196,13 +198,13 @@ export async function applyStatusResult(deps: PaymentDeps, paymentId: string, bo
     }
     if (payment.receipt === null) return fillFromStatus(tx, deps, payment, result, body);
     if (payment.detail !== AWAITING_CONFIRMATION) return 'duplicate';
-    const verdict = judgeStatusResult(result, payment.receipt, [deps.initiator.shortcode, ...shopNumbers(deps)]);
+    const verdict = judgeStatusResult(result, payment.receipt, shopShortcodes(deps.lipaNaMpesa, deps.initiator.shortcode));
     if (verdict === 'inconclusive') {
       // The next lookup may be sent at once, within the bound.
       await tx.update(mpesaPayments).set({ receiptLookupAt: null }).where(eq(mpesaPayments.id, paymentId));
       return 'lookup_inconclusive';
     }
-    const held = payment.exception === 'unconfirmed' || payment.exception === 'bad_amount';
+    const held = isHeld(payment);
     if ('refused' in verdict) {
       if (held) await refuseConfirmation(tx, deps, payment, verdict.refused);
       else await tx.update(mpesaPayments).set({ detail: verdict.refused }).where(eq(mpesaPayments.id, paymentId));
@@ -226,12 +228,6 @@ export async function applyStatusResult(deps: PaymentDeps, paymentId: string, bo
     await applyMpesaWord(tx, deps, payment, { amountCents, raw: null });
     return 'confirmed';
   });
-}
-
-/** The shop's Paybill or Till number. */
-function shopNumbers(deps: Pick<PaymentDeps, 'lipaNaMpesa'>): string[] {
-  const shop = deps.lipaNaMpesa;
-  return ['paybill' in shop ? shop.paybill : shop.till];
 }
 
 /** A receipt lookup's Result for a query-settled payment: it fills in the receipt when it proves it. */

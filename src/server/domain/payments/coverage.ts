@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, ne, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, ne, notInArray, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.js';
 import { mpesaPayments, orders } from '../../db/schema.js';
 
@@ -23,13 +23,24 @@ export function amountDueCents(totalCents: number): number {
 /** Money M-Pesa has not confirmed to the shop: it counts for nothing until it is. */
 export const NOT_CONFIRMED: readonly string[] = ['unconfirmed', 'other_shortcode'];
 
+/** Payments the shop holds without acting on them: not confirmed by M-Pesa, or of an unreadable amount. */
+const HELD: readonly string[] = [...NOT_CONFIRMED, 'bad_amount'];
+
+/** Whether a payment is held: it is neither counted as confirmed money nor sent back. */
+export function isHeld(payment: Pick<PaymentRow, 'exception'>): boolean {
+  return payment.exception !== null && HELD.includes(payment.exception);
+}
+
 /** Whether a payment's money counts towards the order it names. */
 export function countsTowardsOrder(payment: Pick<PaymentRow, 'status' | 'exception'>): boolean {
   return payment.status !== 'refunded' && !(payment.exception !== null && NOT_CONFIRMED.includes(payment.exception));
 }
 
 /** The same rule as countsTowardsOrder, for SQL. */
-export const countsTowardsOrderSql: SQL = sql`(${mpesaPayments.status} <> 'refunded' and coalesce(${mpesaPayments.exception}, '') not in ('unconfirmed', 'other_shortcode'))`;
+export const countsTowardsOrderSql = and(
+  ne(mpesaPayments.status, 'refunded'),
+  notInArray(sql`coalesce(${mpesaPayments.exception}, '')`, [...NOT_CONFIRMED]),
+) as SQL;
 
 /** The money held for an order, from its payments in hand. */
 export function heldCentsOf(payments: Pick<PaymentRow, 'status' | 'exception' | 'amountCents'>[]): number {

@@ -7,7 +7,7 @@ import { AppError, notFound } from '../../errors.js';
 import type { Notifications } from '../../mail/notifications.js';
 import { countPaymentException } from '../../metrics.js';
 import { loadExistingOrder } from '../orders.js';
-import { heldCents, type Settlement, settleOrder, stillDueCents } from './coverage.js';
+import { heldCents, isHeld, type Settlement, settleOrder, stillDueCents } from './coverage.js';
 
 /**
  * The M-Pesa ledger. Every payment the shop learns of, from whatever source, is recorded here
@@ -303,8 +303,7 @@ export async function applyMpesaWord(
   payment: LedgerRow,
   word: { amountCents: number; raw: string | null },
 ): Promise<LedgerRow> {
-  const wasHeld = payment.exception === 'unconfirmed' || payment.exception === 'bad_amount';
-  if (wasHeld) {
+  if (isHeld(payment)) {
     const verdict = await judgeAgainstOrder(tx, payment.orderId, word.amountCents, payment.source as PaymentSource);
     const [row] = await tx
       .update(mpesaPayments)

@@ -4,6 +4,7 @@ import type { Db, Queryable } from '../../db/client.js';
 import { mpesaPayments, mpesaRefunds, orders } from '../../db/schema.js';
 import { AppError, conflict } from '../../errors.js';
 import { countPaymentException, countRefund } from '../../metrics.js';
+import { isHeld } from './coverage.js';
 import { type LedgerDeps, type LedgerRow, lockPayment, type RefundRow, settleAfter } from './ledger.js';
 import { ledgerJsonOf } from './ledger-views.js';
 
@@ -41,7 +42,7 @@ export async function openRefund(
     if (payment.receipt === null) {
       throw conflict('This payment has no M-Pesa receipt yet, and a reversal needs it. Wait for the receipt, then refund.');
     }
-    if (payment.exception === 'unconfirmed' || payment.exception === 'other_shortcode' || payment.exception === 'bad_amount') {
+    if (isHeld(payment)) {
       throw conflict(
         'M-Pesa has not confirmed this payment, so there is nothing to send back. Check your M-Pesa statement; if it shows the payment, assign it to its order first.',
       );
