@@ -4,8 +4,7 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import react from '@vitejs/plugin-react';
 import { type ConfigEnv, defineConfig, type Plugin, type UserConfig } from 'vite';
-import { ROUTES } from './src/shared/routes.ts';
-import { preloadModules } from './src/web/app/screens.ts';
+import { preloadScreens } from './src/shared/routes.ts';
 
 // The storefront and admin: a React app built into dist/web, which the API server serves.
 // `npm run dev:web` serves it with hot reload and sends API and image requests to the server on :3000.
@@ -70,7 +69,7 @@ function routeModules(): Plugin {
     name: 'duka-route-modules',
     apply: clientBuild,
     generateBundle() {
-      this.emitFile({ type: 'asset', fileName: '.vite/routes.json', source: JSON.stringify(preloadModules(ROUTES)) });
+      this.emitFile({ type: 'asset', fileName: '.vite/routes.json', source: JSON.stringify(preloadScreens()) });
     },
   };
 }
@@ -112,10 +111,10 @@ export default defineConfig(({ isSsrBuild }) => ({
           input: {
             index: path.resolve(import.meta.dirname, 'src/web/index.html'),
             // The script of a page the server drew, which loads the app after the page's photo.
-            afterPhoto: path.resolve(import.meta.dirname, 'src/web/afterPhoto.ts'),
+            afterPhoto: path.resolve(import.meta.dirname, 'src/web/after-photo.ts'),
           },
           output: {
-            // React DOM and the router in chunks of their own: afterPhoto.ts runs each module of the
+            // React DOM and the router in chunks of their own: after-photo.ts runs each module of the
             // entry in a task of its own, and together with the app's code they were one long task.
             codeSplitting: {
               groups: [{ name: 'react-dom', test: /node_modules[\\/](react-dom|scheduler)[\\/]/ }],

@@ -1,7 +1,7 @@
 import { renderToString } from 'react-dom/server';
 import { StaticRouter } from 'react-router';
-import type { InitialData, RenderFirstScreen } from '../shared/initialData';
-import { App, seedFirstScreen } from './app/firstScreen';
+import type { InitialData, RenderFirstScreen } from '../shared/initial-data';
+import { App, seedFirstScreen } from './app/first-screen';
 import { preloadScreen } from './app/router';
 import { api } from './lib/api';
 import { makeStore } from './stores/store';

@@ -3,8 +3,8 @@ import './styles.css';
 import { startTransition } from 'react';
 import { createRoot, hydrateRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router';
-import { App, initialDataOf, looksLikeServerRender, seedFirstScreen } from './app/firstScreen';
-import { PaymentBanner } from './app/layout/Layout';
+import { App, initialDataOf, looksLikeServerRender, seedFirstScreen } from './app/first-screen';
+import { PaymentBanner } from './app/layout/layout';
 import { preloadScreen } from './app/router';
 import { makeStore } from './stores/store';
 
@@ -22,7 +22,7 @@ const app = <App store={store} router={(routes) => <BrowserRouter>{routes}</Brow
  * replaces the server's HTML in one step. Either way the first screen's code (named in the page's
  * head, so usually downloaded already), and the payment banner's when a payment is followed, is
  * loaded first: the page appears whole, with no spinner that then gives way to it. A drawn page
- * loads this script only once its photo is on screen (afterPhoto.ts).
+ * loads this script only once its photo is on screen (after-photo.ts).
  */
 function render() {
   if (!root) return;

@@ -22,8 +22,8 @@ describe('the admin chart library in the build', () => {
         .filter(([, chunk]) => chunk.isEntry)
         .map(([key]) => key)
         .sort(),
-    ).toEqual(['afterPhoto.ts', entry]);
-    expect(chunks['afterPhoto.ts']?.imports ?? []).toEqual([]);
+    ).toEqual(['after-photo.ts', entry]);
+    expect(chunks['after-photo.ts']?.imports ?? []).toEqual([]);
     const loaded = [...staticClosure(chunks, entry)].map((key) => chunks[key]?.file ?? '');
     expect(loaded.length).toBeGreaterThan(1);
     expect(sourcesOf(chunks[entry]?.file ?? '').length).toBeGreaterThan(0);
@@ -38,17 +38,17 @@ describe('the admin chart library in the build', () => {
 
   it('is in a chunk the dashboard imports dynamically, which the storefront never imports', () => {
     const withChart = Object.entries(chunks).filter(([, chunk]) => sourcesOf(chunk.file).some((s) => CHART_LIBRARY.test(s)));
-    expect(withChart.map(([key]) => key)).toEqual(['features/admin/SalesChart.tsx']);
+    expect(withChart.map(([key]) => key)).toEqual(['features/dashboard/sales-chart.tsx']);
     expect(fs.readFileSync(path.join(webDistDir, withChart[0]?.[1].file ?? ''), 'utf8')).toContain('u-over');
-    const dashboard = chunks['features/admin/DashboardScreen.tsx'];
-    expect(dashboard?.dynamicImports).toContain('features/admin/SalesChart.tsx');
-    expect(dashboard?.imports ?? []).not.toContain('features/admin/SalesChart.tsx');
+    const dashboard = chunks['features/dashboard/dashboard-screen.tsx'];
+    expect(dashboard?.dynamicImports).toContain('features/dashboard/sales-chart.tsx');
+    expect(dashboard?.imports ?? []).not.toContain('features/dashboard/sales-chart.tsx');
     // Nothing but the dashboard asks for it.
     const askers = Object.entries(chunks).filter(
       ([, chunk]) =>
-        chunk.imports?.includes('features/admin/SalesChart.tsx') ||
-        chunk.dynamicImports?.includes('features/admin/SalesChart.tsx'),
+        chunk.imports?.includes('features/dashboard/sales-chart.tsx') ||
+        chunk.dynamicImports?.includes('features/dashboard/sales-chart.tsx'),
     );
-    expect(askers.map(([key]) => key)).toEqual(['features/admin/DashboardScreen.tsx']);
+    expect(askers.map(([key]) => key)).toEqual(['features/dashboard/dashboard-screen.tsx']);
   });
 });

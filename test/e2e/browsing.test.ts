@@ -203,7 +203,7 @@ const APP_ENTRY = /\/assets\/index-[\w-]+\.js$/;
 
 /**
  * Holds back every photo the page asks for until `release`: a drawn page's app waits for its
- * photo (src/web/afterPhoto.ts), so until then the page is the server's HTML alone.
+ * photo (src/web/after-photo.ts), so until then the page is the server's HTML alone.
  */
 async function holdPhotos(page: Page): Promise<{ requested: Promise<void>; release: () => Promise<void> }> {
   const held: Route[] = [];

@@ -17,7 +17,7 @@ const NOT_ON_FIRST_SCREENS = [
 describe('the storefront’s first screens in the build', () => {
   const chunks = manifest();
 
-  for (const screen of ['features/catalog/ProductScreen.tsx', 'features/cart/CartScreen.tsx']) {
+  for (const screen of ['features/products/product-screen.tsx', 'features/cart/cart-screen.tsx']) {
     it(`${screen} and the entry script carry no list-group, form or dialog code`, () => {
       const loaded = new Set([...staticClosure(chunks, 'index.html'), ...staticClosure(chunks, screen)]);
       expect(loaded.has(screen)).toBe(true);
@@ -31,9 +31,9 @@ describe('the storefront’s first screens in the build', () => {
     // The admin's screens import the dialog too, so it is a shared chunk, named after it.
     const dialog = Object.entries(chunks).filter(
       ([key, chunk]) =>
-        key.endsWith('.js') && sourcesOf(chunk.file).some((source) => source.endsWith('src/web/components/ConfirmDialog.tsx')),
+        key.endsWith('.js') && sourcesOf(chunk.file).some((source) => source.endsWith('src/web/components/confirm-dialog.tsx')),
     );
     expect(dialog).toHaveLength(1);
-    expect(chunks['features/catalog/ProductScreen.tsx']?.dynamicImports).toContain(dialog[0]?.[0]);
+    expect(chunks['features/products/product-screen.tsx']?.dynamicImports).toContain(dialog[0]?.[0]);
   });
 });

@@ -66,7 +66,7 @@ function routesOf(productId: string): Route[] {
   ];
 }
 
-/** The cart as the app stores it (localStorage `cart`, src/web/stores/cartSlice.ts): one line of this product. */
+/** The cart as the app stores it (localStorage `cart`, src/web/stores/cart-slice.ts): one line of this product. */
 async function cartWithItem(baseUrl: string, productId: string): Promise<string> {
   const response = await fetch(new URL(`/api/products/${productId}`, baseUrl));
   if (!response.ok) throw new Error(`GET /api/products/${productId}: ${response.status}`);

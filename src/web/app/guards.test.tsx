@@ -3,7 +3,7 @@ import { Provider } from 'react-redux';
 import { createMemoryRouter, RouterProvider, useLocation } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LoginState } from '../config/paths';
-import { setCredentials } from '../stores/authSlice';
+import { setCredentials } from '../stores/auth-slice';
 import { makeStore } from '../stores/store';
 import { AdminRoute, PrivateRoute } from './guards';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { listingQuery, paths, safeRedirect } from '../config/paths';
-import { filtersFromQuery } from '../features/catalog/ListingControls';
+import { filtersFromQuery } from '../features/products/listing-controls';
 
 describe('safeRedirect', () => {
   it('keeps paths of this site', () => {

@@ -1,13 +1,20 @@
 import type { ComponentType } from 'react';
 import { Route, Routes } from 'react-router';
-import { matchRoute, ROUTE_IDS, ROUTES } from '../../shared/routes';
+import {
+  EAGER_SCREENS,
+  type Guard,
+  matchRoute,
+  NOT_FOUND_SCREEN,
+  ROUTE_IDS,
+  ROUTES,
+  type ScreenModule,
+} from '../../shared/routes';
 import { type Preloadable, preloadable } from '../lib/preloadable';
 import { AdminRoute, PrivateRoute } from './guards';
-import Layout from './layout/Layout';
-import { EAGER_MODULES, type Guard, NOT_FOUND_MODULE, SCREENS, type ScreenModule } from './screens';
+import Layout from './layout/layout';
 
 /**
- * The routes of src/shared/routes.ts with the screens of ./screens.ts. The home listing ships in
+ * The routes of the route table (src/shared/routes.ts), each with its screen behind its guard. The home listing ships in
  * the first bundle; every other screen loads when first visited (the layout's Suspense shows a
  * spinner meanwhile), so a shopper on mobile data downloads only what they use. Declarative routes
  * rather than a data router: the app loads its data with RTK Query, and react-router's data router
@@ -19,11 +26,11 @@ type ScreenExports = { default: ComponentType };
 
 // Literal patterns, as the bundler needs them: every screen module, each its own chunk but the listing's.
 const lazyModules = import.meta.glob<ScreenExports>([
-  '../features/*/*Screen.tsx',
-  '../components/NotFoundScreen.tsx',
-  '!../features/catalog/HomeScreen.tsx',
+  '../features/*/*-screen.tsx',
+  '../components/not-found-screen.tsx',
+  '!../features/products/home-screen.tsx',
 ]);
-const eagerModules = import.meta.glob<ScreenExports>('../features/catalog/HomeScreen.tsx', { eager: true });
+const eagerModules = import.meta.glob<ScreenExports>('../features/products/home-screen.tsx', { eager: true });
 
 /** One component per module, however many routes show it. */
 const screenCache = new Map<ScreenModule, Screen>();
@@ -35,7 +42,7 @@ export function screenOf(module: ScreenModule): Screen {
   let screen: Screen;
   const eager = eagerModules[`../${module}`];
   const load = lazyModules[`../${module}`];
-  if (EAGER_MODULES.includes(module)) {
+  if (EAGER_SCREENS.includes(module)) {
     if (!eager) throw new Error(`no screen module ${module}`);
     const Eager = eager.default;
     screen = Object.assign(() => <Eager />, { preload: () => Promise.resolve() });
@@ -47,11 +54,11 @@ export function screenOf(module: ScreenModule): Screen {
   return screen;
 }
 
-const NotFoundScreen = screenOf(NOT_FOUND_MODULE);
+const NotFoundScreen = screenOf(NOT_FOUND_SCREEN);
 
 function routesOf(guard: Guard) {
-  return ROUTE_IDS.filter((id) => SCREENS[id].guard === guard).map((id) => {
-    const Screen = screenOf(SCREENS[id].module);
+  return ROUTE_IDS.filter((id) => ROUTES[id].guard === guard).map((id) => {
+    const Screen = screenOf(ROUTES[id].screen);
     return <Route key={id} path={ROUTES[id].pattern} element={<Screen />} />;
   });
 }
@@ -72,5 +79,5 @@ export function AppRoutes() {
 /** Loads the screen this address shows, if it is loaded lazily (the not-found screen for an unknown one). */
 export function preloadScreen(pathname: string): Promise<void> {
   const route = matchRoute(pathname);
-  return (route ? screenOf(SCREENS[route.id].module) : NotFoundScreen).preload();
+  return (route ? screenOf(ROUTES[route.id].screen) : NotFoundScreen).preload();
 }

@@ -5,7 +5,7 @@ import {
   type FetchBaseQueryError,
   fetchBaseQuery,
 } from '@reduxjs/toolkit/query/react';
-import { signedOut } from '../stores/authSlice';
+import { signedOut } from '../stores/auth-slice';
 
 /** The XSRF token the server set in a readable cookie, echoed on every request (docs/product-rules.md, API). */
 function xsrfToken(): string | undefined {

@@ -2,7 +2,7 @@ import { errorMessages } from './errors';
 
 /**
  * Toasts (docs/product-rules.md, Constants) without react-toastify in the first download: the first toast loads it and
- * mounts its container (app/layout/Toasts.tsx). A toast asked for before the container is up
+ * mounts its container (app/layout/toasts.tsx). A toast asked for before the container is up
  * waits in react-toastify's own queue and shows when it mounts.
  */
 type Kind = 'error' | 'success';

@@ -1,9 +1,9 @@
 import { createListenerMiddleware, isAnyOf } from '@reduxjs/toolkit';
-import { settingsApi } from '../lib/settingsApi';
+import { shopSettingsApi } from '../lib/shop-settings';
 import { removeStored, writeStored } from '../lib/storage';
-import { type AuthState, setCredentials, signedOut } from './authSlice';
-import { addToCart, type CartState, clearCartItems, removeFromCart, resetCart, saveShippingAddress } from './cartSlice';
-import { type FollowedPayment, followPayment, stopFollowingPayment } from './followedPaymentSlice';
+import { type AuthState, setCredentials, signedOut } from './auth-slice';
+import { addToCart, type CartState, clearCartItems, removeFromCart, resetCart, saveShippingAddress } from './cart-slice';
+import { type FollowedPayment, followPayment, stopFollowingPayment } from './followed-payment-slice';
 
 /** The parts of the app's state kept in the browser's storage (docs/product-rules.md, Data). */
 interface StoredState {
@@ -44,7 +44,7 @@ export function persistenceMiddleware() {
   });
   // New prices change a saved cart's totals; an empty cart is not worth a saved copy.
   startListening({
-    matcher: settingsApi.endpoints.getSettings.matchFulfilled,
+    matcher: shopSettingsApi.endpoints.getSettings.matchFulfilled,
     effect: (_, api) => {
       const { cart } = api.getState();
       if (cart.cartItems.length > 0) writeStored('cart', cart);

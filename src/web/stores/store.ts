@@ -1,9 +1,9 @@
 import { configureStore } from '@reduxjs/toolkit';
 import { type TypedUseSelectorHook, useDispatch, useSelector } from 'react-redux';
 import { api } from '../lib/api';
-import { authReducer } from './authSlice';
-import { cartReducer } from './cartSlice';
-import { followedPaymentReducer } from './followedPaymentSlice';
+import { authReducer } from './auth-slice';
+import { cartReducer } from './cart-slice';
+import { followedPaymentReducer } from './followed-payment-slice';
 import { persistenceMiddleware } from './persistence';
 
 /** The app's state: the signed-in user, the cart, the payment the banner follows, and the API cache. */

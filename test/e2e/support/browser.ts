@@ -4,7 +4,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { expect } from 'vitest';
 import { webDistDir } from '../../../src/server/paths.js';
 import type { ShippingAddress } from '../../../src/shared/schemas/orders.js';
-import { LIVE_ATTRIBUTE } from '../../../src/web/app/liveMarker.js';
+import { LIVE_ATTRIBUTE } from '../../../src/web/app/live-marker.js';
 import { CHROMIUM_FLAGS, chromiumPath } from '../../../tools/chromium.js';
 import { startTestShop, type TestShop } from '../../support/shop.js';
 

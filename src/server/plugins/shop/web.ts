@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { RenderFirstScreen } from '../../../shared/initialData.js';
+import type { RenderFirstScreen } from '../../../shared/initial-data.js';
 import { SEARCH_FORM, searchAddress } from '../../../shared/routes.js';
 import type { CatalogAnswers } from '../../cache/catalog-answers.js';
 import { isNotModified, sendConditional } from '../../http/conditional.js';

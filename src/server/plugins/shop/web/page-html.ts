@@ -1,7 +1,7 @@
 /** The HTML of a page: index.html with the preloads and data of its head, and its drawn first screen. */
 import { imageSrcSet, imageUrl, isShopImage } from '../../../../shared/images.js';
-import { INITIAL_DATA_ID, type InitialData, type RenderFirstScreen } from '../../../../shared/initialData.js';
-import { CARD_PHOTO_SIZES, SLIDE_PHOTO_SIZES } from '../../../../shared/photoSizes.js';
+import { INITIAL_DATA_ID, type InitialData, type RenderFirstScreen } from '../../../../shared/initial-data.js';
+import { CARD_PHOTO_SIZES, SLIDE_PHOTO_SIZES } from '../../../../shared/photo-sizes.js';
 import { type BuildFiles, filesOf, indexHtml, readManifest, screenFiles } from './build-files.js';
 import type { PagePlan } from './page-plan.js';
 
@@ -41,14 +41,14 @@ const modulePreload = (file: string) => `<link rel="modulepreload" crossorigin h
 
 /**
  * index.html with the app's script, and the module preloads of it that Vite wrote, replaced by
- * the build's afterPhoto script (src/web/afterPhoto.ts), which asks for them, and for the
+ * the build's afterPhoto script (src/web/after-photo.ts), which asks for them, and for the
  * screen's own modules, once the drawn page's photo is on screen. Unchanged for a build that
  * has no such script or whose page is written differently.
  */
 export function appAfterPhoto(files: BuildFiles, html: string, screenScripts: string[]): string {
   const { entries } = readManifest(files);
   const index = entries['index.html'];
-  const loader = entries['afterPhoto.ts'];
+  const loader = entries['after-photo.ts'];
   if (!index || !loader) return html;
   const appScript = `<script type="module" crossorigin src="/${index.file}"></script>`;
   if (!html.includes(appScript)) return html;

@@ -1,6 +1,6 @@
 /** What a page of the app embeds, worked out from its address and the catalogue's answers. */
-import type { InitialData } from '../../../../shared/initialData.js';
-import { DETAIL_PHOTO_SIZES } from '../../../../shared/photoSizes.js';
+import type { InitialData } from '../../../../shared/initial-data.js';
+import { DETAIL_PHOTO_SIZES } from '../../../../shared/photo-sizes.js';
 import { matchRoute, ROUTES, type RouteId } from '../../../../shared/routes.js';
 import { idParams } from '../../../../shared/schemas/common.js';
 import type { CategoryCount, Product, ProductDetail, ProductPage } from '../../../../shared/schemas/products.js';

@@ -1,0 +1,69 @@
+import Button from 'react-bootstrap/Button';
+import { Link } from 'react-router';
+import { TrashIcon } from '../../components/icons';
+import { photoSources } from '../../components/photo-sources';
+import Price from '../../components/price';
+import { paths } from '../../config/paths';
+import { addToCart, type CartItem, removeFromCart } from '../../stores/cart-slice';
+import { useAppDispatch } from '../../stores/store';
+import '../../styles/list-group.scss';
+
+const IMAGE_SIZE = 72;
+
+/** The quantities a line offers: 1 to the stock count, and never fewer than the qty already chosen. */
+function qtyChoices(item: CartItem): number[] {
+  const most = Math.max(1, item.countInStock, item.qty);
+  return Array.from({ length: most }, (_, i) => i + 1);
+}
+
+/**
+ * One cart line: image, name, price, a quantity choice and a remove button. Bootstrap's list item
+ * and select as markup: react-bootstrap's ListGroup and Form would add seven files to the cart's
+ * first download for no behaviour the cart uses.
+ */
+export default function CartLine({ item, belowFold }: { item: CartItem; belowFold: boolean }) {
+  const dispatch = useAppDispatch();
+
+  return (
+    <div className="list-group-item d-flex align-items-center gap-3 py-3 px-0 px-sm-2">
+      <img
+        {...photoSources(item.image, `${IMAGE_SIZE}px`, 320)}
+        alt={item.name}
+        width={IMAGE_SIZE}
+        height={IMAGE_SIZE}
+        loading={belowFold ? 'lazy' : undefined}
+        className="rounded border flex-shrink-0 object-fit-cover bg-body-tertiary"
+      />
+      {/* On a phone the name, price and controls stack beside the image; from md up they share one row. */}
+      <div className="flex-grow-1 d-flex flex-column flex-md-row align-items-md-center gap-2" style={{ minWidth: 0 }}>
+        <Link to={paths.product(item._id)} className="flex-md-grow-1 text-break fw-medium tap-link">
+          {item.name}
+        </Link>
+        <Price value={item.price} className="fw-semibold text-nowrap me-md-2" />
+        <div className="d-flex align-items-center gap-2">
+          <div>
+            <label htmlFor={`qty-${item._id}`} className="visually-hidden">
+              Quantity for {item.name}
+            </label>
+            <select
+              id={`qty-${item._id}`}
+              className="form-select"
+              value={item.qty}
+              onChange={(e) => dispatch(addToCart({ ...item, qty: Number(e.target.value) }))}
+              style={{ width: '5.5rem' }}
+            >
+              {qtyChoices(item).map((n) => (
+                <option key={n} value={n}>
+                  {n}
+                </option>
+              ))}
+            </select>
+          </div>
+          <Button variant="outline-danger" aria-label={`Remove ${item.name}`} onClick={() => dispatch(removeFromCart(item._id))}>
+            <TrashIcon />
+          </Button>
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,194 @@
+import { type FormEvent, useEffect, useState } from 'react';
+import Badge from 'react-bootstrap/Badge';
+import Button from 'react-bootstrap/Button';
+import Col from 'react-bootstrap/Col';
+import Form from 'react-bootstrap/Form';
+import Row from 'react-bootstrap/Row';
+import Spinner from 'react-bootstrap/Spinner';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
+import type { AdminProduct } from '../../../shared/schemas/products';
+import ConfirmDialog from '../../components/confirm-dialog';
+import { EditIcon } from '../../components/icons';
+import { ListSearchField } from '../../components/list/list-controls';
+import { IdText, type ListColumn, ResponsiveList, RowActions } from '../../components/list/table-parts';
+import Loader from '../../components/loader';
+import Message from '../../components/message';
+import PageTitle from '../../components/page-title';
+import Paginate from '../../components/paginate';
+import Price from '../../components/price';
+import { paths } from '../../config/paths';
+import { errorMessage } from '../../lib/errors';
+import { toastErrors, toastSuccess } from '../../lib/toast';
+import { useCreateProductMutation, useDeleteProductMutation, useGetAdminProductsQuery } from './api';
+
+/** A page of the admin list, keeping the search in the query string so paging keeps it. */
+function adminProductsLink(page: number, keyword: string): string {
+  const path = paths.admin.products(page);
+  return keyword ? `${path}?${new URLSearchParams({ keyword })}` : path;
+}
+
+function pageFrom(param: string | undefined): number {
+  const page = Number(param);
+  return Number.isInteger(page) && page >= 1 ? page : 1;
+}
+
+const columns: ListColumn<AdminProduct>[] = [
+  { header: 'ID', cell: (product) => <IdText id={product._id} /> },
+  {
+    header: 'NAME',
+    cell: (product) => (
+      <>
+        {product.name}
+        {product.isDraft && (
+          <Badge bg="warning" text="dark" className="ms-2" title="Not in the shop until it has a name, price and image">
+            Draft
+          </Badge>
+        )}
+      </>
+    ),
+  },
+  { header: 'PRICE', cell: (product) => <Price value={product.price} />, nowrap: true },
+  { header: 'CATEGORY', cell: (product) => product.category },
+];
+
+/** Every product, drafts too (marked), searchable and paged, with create, edit and delete (docs/product-rules.md, Screens: Admin product list). */
+export default function ProductListScreen() {
+  const { pageNumber } = useParams();
+  const [searchParams] = useSearchParams();
+  const navigate = useNavigate();
+  const page = pageFrom(pageNumber);
+  const keyword = (searchParams.get('keyword') ?? '').trim();
+
+  const { data, isLoading, isFetching, error } = useGetAdminProductsQuery({ pageNumber: page, keyword });
+  const [createProduct, { isLoading: creating }] = useCreateProductMutation();
+  const [deleteProduct, { isLoading: deleting, originalArgs: deletingId }] = useDeleteProductMutation();
+  const [confirmingCreate, setConfirmingCreate] = useState(false);
+  const [productToDelete, setProductToDelete] = useState<AdminProduct | null>(null);
+
+  const [searchText, setSearchText] = useState(keyword);
+  // Back/forward or a pagination link can change the keyword: keep the field in step.
+  useEffect(() => setSearchText(keyword), [keyword]);
+
+  function search(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    navigate(adminProductsLink(1, searchText.trim()));
+  }
+
+  async function confirmCreate() {
+    setConfirmingCreate(false);
+    try {
+      const product = await createProduct().unwrap();
+      toastSuccess('Product created. Fill in its details.');
+      navigate(paths.admin.productEdit(product._id));
+    } catch (err) {
+      toastErrors(err);
+    }
+  }
+
+  async function confirmDelete() {
+    const product = productToDelete;
+    setProductToDelete(null);
+    if (!product) return;
+    try {
+      const result = await deleteProduct(product._id).unwrap();
+      toastSuccess(result.msg);
+    } catch (err) {
+      toastErrors(err);
+    }
+  }
+
+  return (
+    <>
+      <PageTitle title="Products" />
+      <Row className="align-items-center g-2 mb-3">
+        <Col>
+          <h1 className="h2 mb-0">Products</h1>
+        </Col>
+        <Col xs="auto">
+          <Button variant="dark" onClick={() => setConfirmingCreate(true)} disabled={creating}>
+            {creating ? (
+              <>
+                <Spinner animation="border" size="sm" aria-hidden="true" className="me-2" />
+                Creating…
+              </>
+            ) : (
+              'Create Product'
+            )}
+          </Button>
+        </Col>
+      </Row>
+
+      <Form onSubmit={search} role="search" className="mb-3">
+        <ListSearchField
+          id="admin-product-search"
+          label="Search products"
+          placeholder="Name, category or description"
+          value={searchText}
+          onChange={setSearchText}
+        />
+        {keyword && (
+          <div className="mt-2 small d-flex flex-wrap align-items-center gap-2">
+            <span>
+              {data ? `${data.count} ${data.count === 1 ? 'match' : 'matches'}` : 'Results'} for “{keyword}”
+            </span>
+            <Link to={paths.admin.products()}>Show all products</Link>
+          </div>
+        )}
+      </Form>
+
+      {isLoading ? (
+        <Loader label="Loading products…" />
+      ) : error ? (
+        <Message variant="danger">{errorMessage(error)}</Message>
+      ) : !data || data.products.length === 0 ? (
+        <Message>
+          {keyword ? 'No products match this search.' : page > 1 ? 'There are no products on this page.' : 'No products yet.'}{' '}
+          {(keyword || page > 1) && (
+            <Link to={paths.admin.products()} className="alert-link">
+              Back to the first page
+            </Link>
+          )}
+        </Message>
+      ) : (
+        <div className={isFetching ? 'opacity-75' : undefined} aria-busy={isFetching}>
+          <ResponsiveList
+            label="Products"
+            items={data.products}
+            rowKey={(product) => product._id}
+            columns={columns}
+            actions={(product, layout) => (
+              <RowActions
+                layout={layout}
+                to={paths.admin.productEdit(product._id)}
+                linkLabel={`Edit ${product.name}`}
+                link={<EditIcon />}
+                deleteLabel={`Delete ${product.name}`}
+                deleting={deleting && deletingId === product._id}
+                onDelete={() => setProductToDelete(product)}
+              />
+            )}
+          />
+          <Paginate pages={data.pages} page={data.page} linkTo={(n) => adminProductsLink(n, keyword)} />
+        </div>
+      )}
+
+      <ConfirmDialog
+        show={confirmingCreate}
+        title="Confirm Creation"
+        body="Are you sure you want to create a new product?"
+        confirmLabel="Create"
+        confirmVariant="primary"
+        onConfirm={confirmCreate}
+        onCancel={() => setConfirmingCreate(false)}
+      />
+      <ConfirmDialog
+        show={productToDelete !== null}
+        title="Confirm Deletion"
+        body="Are you sure you want to delete this product?"
+        confirmLabel="Delete"
+        onConfirm={confirmDelete}
+        onCancel={() => setProductToDelete(null)}
+      />
+    </>
+  );
+}

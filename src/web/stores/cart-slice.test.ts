@@ -1,0 +1,103 @@
+import { configureStore, type UnknownAction } from '@reduxjs/toolkit';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { authReducer } from './auth-slice';
+import {
+  addToCart,
+  type CartItem,
+  type CartState,
+  cartCount,
+  cartReducer,
+  clearCartItems,
+  removeFromCart,
+  resetCart,
+  saveShippingAddress,
+} from './cart-slice';
+import { followedPaymentReducer } from './followed-payment-slice';
+import { persistenceMiddleware } from './persistence';
+
+const kettle: CartItem = {
+  _id: 'kettle',
+  name: 'Kettle',
+  image: '/images/kettle.webp',
+  price: 1499.5,
+  rating: 4,
+  description: 'Boils water',
+  countInStock: 5,
+  qty: 1,
+};
+const tea: CartItem = { ...kettle, _id: 'tea', name: 'Tea', price: 249.99, qty: 3 };
+const address = { county: 'Nairobi', phoneNumber: '0711223344', postalCode: '00100', sub_county: 'Westlands', ward: 'Parklands' };
+
+const stored = (): CartState | null => {
+  const raw = localStorage.getItem('cart');
+  return raw ? (JSON.parse(raw) as CartState) : null;
+};
+
+describe('cart rules (docs/product-rules.md, States)', () => {
+  beforeEach(() => localStorage.clear());
+  /** A store with the app's storage listener: each action dispatched gives the cart after it. */
+  const cartStore = () => {
+    const store = configureStore({
+      reducer: { auth: authReducer, cart: cartReducer, followedPayment: followedPaymentReducer },
+      middleware: (getDefault) => getDefault().prepend(persistenceMiddleware()),
+    });
+    return (action: UnknownAction) => {
+      store.dispatch(action);
+      return store.getState().cart;
+    };
+  };
+
+  it('appends a new product and replaces the line of one already in the cart, qty included', () => {
+    const dispatch = cartStore();
+    let cart = dispatch(addToCart(kettle));
+    cart = dispatch(addToCart(tea));
+    cart = dispatch(addToCart({ ...kettle, qty: 4 }));
+    expect(cart.cartItems.map((i) => [i._id, i.qty])).toEqual([
+      ['kettle', 4],
+      ['tea', 3],
+    ]);
+    expect(cartCount(cart)).toBe(7);
+  });
+
+  it('recomputes the totals with the shared pricing rules and saves on every change', () => {
+    const dispatch = cartStore();
+    let cart = dispatch(addToCart({ ...kettle, qty: 2 }));
+    cart = dispatch(addToCart(tea));
+    expect(cart).toMatchObject({ itemsPrice: 3748.97, shippingPrice: 100, taxPrice: 562.35, totalPrice: 4411.32 });
+    expect(stored()).toMatchObject({ itemsPrice: 3748.97, totalPrice: 4411.32 });
+    cart = dispatch(addToCart({ ...kettle, qty: 4 }));
+    expect(cart.shippingPrice).toBe(0); // 5998 + 749.97 is above 5000
+    expect(stored()?.cartItems).toHaveLength(2);
+  });
+
+  it('removes by _id', () => {
+    const dispatch = cartStore();
+    let cart = dispatch(addToCart(kettle));
+    cart = dispatch(addToCart(tea));
+    cart = dispatch(removeFromCart('kettle'));
+    expect(cart.cartItems.map((i) => i._id)).toEqual(['tea']);
+    expect(stored()?.cartItems.map((i) => i._id)).toEqual(['tea']);
+  });
+
+  it('keeps the shipping address, and clearing after an order empties the items and removes the stored cart', () => {
+    const dispatch = cartStore();
+    let cart = dispatch(addToCart(kettle));
+    cart = dispatch(saveShippingAddress(address));
+    expect(stored()?.shippingAddress).toEqual(address);
+    cart = dispatch(clearCartItems());
+    expect(cart.cartItems).toEqual([]);
+    expect(cart.itemsPrice).toBe(0);
+    expect(cart.shippingAddress).toEqual(address);
+    expect(stored()).toBeNull();
+  });
+
+  it('logging out resets items and address', () => {
+    const dispatch = cartStore();
+    let cart = dispatch(addToCart(kettle));
+    cart = dispatch(saveShippingAddress(address));
+    cart = dispatch(resetCart());
+    expect(cart.cartItems).toEqual([]);
+    expect(cart.shippingAddress).toEqual({});
+    expect(stored()).toBeNull();
+  });
+});

@@ -1,0 +1,104 @@
+import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
+import { DEFAULT_PRICING, type OrderTotals, orderTotals, type PricingSettings } from '../../shared/pricing';
+import type { ShippingAddress } from '../../shared/schemas/orders';
+import { shopSettingsApi } from '../lib/shop-settings';
+import { readStored } from '../lib/storage';
+
+/** A cart line as docs/product-rules.md keeps it (Data): the product's fields and the chosen qty. */
+export interface CartItem {
+  _id: string;
+  name: string;
+  image: string;
+  price: number;
+  rating: number;
+  description: string;
+  countInStock: number;
+  qty: number;
+}
+
+export interface CartState extends OrderTotals {
+  cartItems: CartItem[];
+  shippingAddress: Partial<ShippingAddress>;
+  /** The shop's delivery fee, free-delivery threshold and tax, as GET /api/settings last said. */
+  pricing: PricingSettings;
+}
+
+const emptyCart = (pricing: PricingSettings = DEFAULT_PRICING): CartState => ({
+  cartItems: [],
+  shippingAddress: {},
+  pricing,
+  ...orderTotals([], pricing),
+});
+
+function isPricing(value: unknown): value is PricingSettings {
+  const v = value as Partial<PricingSettings> | null;
+  return typeof v?.taxPercent === 'number' && typeof v.shippingFee === 'number' && typeof v.freeShippingThreshold === 'number';
+}
+
+function isCart(value: unknown): value is CartState {
+  const v = value as Partial<CartState> | null;
+  return Array.isArray(v?.cartItems) && typeof v.shippingAddress === 'object' && v.shippingAddress !== null;
+}
+
+/**
+ * Every change recomputes the totals with the shared pricing rules and the shop's settings (the
+ * cart is saved by ./persistence.ts, docs/product-rules.md, States).
+ */
+function recompute(state: CartState): void {
+  Object.assign(state, orderTotals(state.cartItems, state.pricing));
+}
+
+function initialCart(): CartState {
+  const stored = readStored('cart', isCart);
+  if (!stored) return emptyCart();
+  const cartItems = stored.cartItems.filter((i) => typeof i?._id === 'string' && Number.isInteger(i.qty) && i.qty > 0);
+  // The settings last seen, until GET /api/settings answers: usually still the shop's.
+  const pricing = isPricing(stored.pricing) ? stored.pricing : DEFAULT_PRICING;
+  return { ...stored, cartItems, pricing, ...orderTotals(cartItems, pricing) };
+}
+
+const cartSlice = createSlice({
+  name: 'cart',
+  initialState: initialCart,
+  reducers: {
+    /** Adding a product already in the cart replaces its line, qty included; otherwise it appends. */
+    addToCart(state, action: PayloadAction<CartItem>) {
+      const item = action.payload;
+      const index = state.cartItems.findIndex((i) => i._id === item._id);
+      if (index >= 0) state.cartItems[index] = item;
+      else state.cartItems.push(item);
+      recompute(state);
+    },
+    removeFromCart(state, action: PayloadAction<string>) {
+      state.cartItems = state.cartItems.filter((i) => i._id !== action.payload);
+      recompute(state);
+    },
+    saveShippingAddress(state, action: PayloadAction<ShippingAddress>) {
+      state.shippingAddress = action.payload;
+      recompute(state);
+    },
+    /** After an order is placed: the items go, and so does the stored cart (docs/product-rules.md, States). */
+    clearCartItems(state) {
+      state.cartItems = [];
+      Object.assign(state, orderTotals([], state.pricing));
+    },
+    /** Log Out clears the cart and the shipping address; the shop's prices stay. */
+    resetCart(state) {
+      return emptyCart(state.pricing);
+    },
+  },
+  extraReducers: (builder) => {
+    // The shop's settings arrived, or an admin changed them: the totals follow at once.
+    builder.addMatcher(shopSettingsApi.endpoints.getSettings.matchFulfilled, (state, action) => {
+      const { taxPercent, shippingFee, freeShippingThreshold } = action.payload;
+      state.pricing = { taxPercent, shippingFee, freeShippingThreshold };
+      Object.assign(state, orderTotals(state.cartItems, state.pricing));
+    });
+  },
+});
+
+export const { addToCart, removeFromCart, saveShippingAddress, clearCartItems, resetCart } = cartSlice.actions;
+export const cartReducer = cartSlice.reducer;
+
+/** How many units the cart holds, for the navigation badge. */
+export const cartCount = (cart: CartState) => cart.cartItems.reduce((n, i) => n + i.qty, 0);
