@@ -8,6 +8,7 @@ import {
   cartCount,
   cartReducer,
   clearCartItems,
+  refreshCartLine,
   removeFromCart,
   resetCart,
   saveShippingAddress,
@@ -68,6 +69,43 @@ describe('cart rules (docs/product-rules.md, States)', () => {
     cart = dispatch(addToCart({ ...kettle, qty: 4 }));
     expect(cart.shippingPrice).toBe(0); // 5998 + 749.97 is above 5000
     expect(stored()?.cartItems).toHaveLength(2);
+  });
+
+  it("follows the shop's price and stock of a line, brings its qty down to the stock, drops a product no longer sold, and saves", () => {
+    const dispatch = cartStore();
+    dispatch(addToCart({ ...kettle, qty: 4 }));
+    dispatch(addToCart(tea));
+    let cart = dispatch(
+      refreshCartLine({
+        _id: 'kettle',
+        gone: false,
+        name: 'Kettle 2L',
+        image: '/images/kettle-2l.webp',
+        price: 1599,
+        countInStock: 2,
+      }),
+    );
+    expect(cart.cartItems[0]).toMatchObject({
+      name: 'Kettle 2L',
+      image: '/images/kettle-2l.webp',
+      price: 1599,
+      countInStock: 2,
+      qty: 2,
+    });
+    expect(cart.itemsPrice).toBe(3947.97);
+    expect(stored()?.cartItems[0]?.price).toBe(1599);
+
+    // Sold out: the line stays, with its qty, so the shopper sees why it cannot be ordered.
+    cart = dispatch(
+      refreshCartLine({ _id: 'kettle', gone: false, name: 'Kettle 2L', image: '/k.webp', price: 1599, countInStock: 0 }),
+    );
+    expect(cart.cartItems[0]).toMatchObject({ countInStock: 0, qty: 2 });
+
+    cart = dispatch(refreshCartLine({ _id: 'tea', gone: true }));
+    expect(cart.cartItems.map((i) => i._id)).toEqual(['kettle']);
+    expect(stored()?.cartItems.map((i) => i._id)).toEqual(['kettle']);
+    // A product that is not in the cart changes nothing.
+    expect(dispatch(refreshCartLine({ _id: 'sugar', gone: true })).cartItems).toHaveLength(1);
   });
 
   it('removes by _id', () => {

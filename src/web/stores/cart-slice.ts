@@ -16,6 +16,11 @@ export interface CartItem {
   qty: number;
 }
 
+/** What the shop says of a line's product now (the cart feature asks it): sold as this, or gone. */
+export type FreshCartProduct =
+  | { _id: string; gone: false; name: string; image: string; price: number; countInStock: number }
+  | { _id: string; gone: true };
+
 export interface CartState extends OrderTotals {
   cartItems: CartItem[];
   shippingAddress: Partial<ShippingAddress>;
@@ -73,6 +78,23 @@ const cartSlice = createSlice({
       state.cartItems = state.cartItems.filter((i) => i._id !== action.payload);
       recompute(state);
     },
+    /**
+     * A line's product as the shop sells it now: its name, photo, price and stock follow, a qty
+     * above the stock comes down to it, and a product the shop no longer sells leaves the cart.
+     * A line out of stock stays, so the shopper sees why (the server refuses to order it).
+     */
+    refreshCartLine(state, action: PayloadAction<FreshCartProduct>) {
+      const fresh = action.payload;
+      const line = state.cartItems.find((i) => i._id === fresh._id);
+      if (!line) return;
+      if (fresh.gone) {
+        state.cartItems = state.cartItems.filter((i) => i._id !== fresh._id);
+      } else {
+        Object.assign(line, { name: fresh.name, image: fresh.image, price: fresh.price, countInStock: fresh.countInStock });
+        if (fresh.countInStock >= 1 && line.qty > fresh.countInStock) line.qty = fresh.countInStock;
+      }
+      recompute(state);
+    },
     saveShippingAddress(state, action: PayloadAction<ShippingAddress>) {
       state.shippingAddress = action.payload;
       recompute(state);
@@ -97,7 +119,7 @@ const cartSlice = createSlice({
   },
 });
 
-export const { addToCart, removeFromCart, saveShippingAddress, clearCartItems, resetCart } = cartSlice.actions;
+export const { addToCart, removeFromCart, refreshCartLine, saveShippingAddress, clearCartItems, resetCart } = cartSlice.actions;
 export const cartReducer = cartSlice.reducer;
 
 /** How many units the cart holds, for the navigation badge. */

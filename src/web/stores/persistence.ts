@@ -2,7 +2,15 @@ import { createListenerMiddleware, isAnyOf } from '@reduxjs/toolkit';
 import { shopSettingsApi } from '../lib/shop-settings';
 import { removeStored, writeStored } from '../lib/storage';
 import { type AuthState, setCredentials, signedOut } from './auth-slice';
-import { addToCart, type CartState, clearCartItems, removeFromCart, resetCart, saveShippingAddress } from './cart-slice';
+import {
+  addToCart,
+  type CartState,
+  clearCartItems,
+  refreshCartLine,
+  removeFromCart,
+  resetCart,
+  saveShippingAddress,
+} from './cart-slice';
 import { type FollowedPayment, followPayment, stopFollowingPayment } from './followed-payment-slice';
 
 /** The parts of the app's state kept in the browser's storage (docs/product-rules.md, Data). */
@@ -35,7 +43,7 @@ export function persistenceMiddleware() {
   });
 
   startListening({
-    matcher: isAnyOf(addToCart, removeFromCart, saveShippingAddress),
+    matcher: isAnyOf(addToCart, removeFromCart, refreshCartLine, saveShippingAddress),
     effect: (_, api) => writeStored('cart', api.getState().cart),
   });
   startListening({

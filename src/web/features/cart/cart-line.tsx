@@ -1,11 +1,14 @@
+import { useEffect, useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import { Link } from 'react-router';
+import { formatKsh } from '../../../shared/money';
 import { TrashIcon } from '../../components/icons';
 import { photoSources } from '../../components/photo-sources';
 import Price from '../../components/price';
 import { paths } from '../../config/paths';
-import { addToCart, type CartItem, removeFromCart } from '../../stores/cart-slice';
+import { addToCart, type CartItem, refreshCartLine, removeFromCart } from '../../stores/cart-slice';
 import { useAppDispatch } from '../../stores/store';
+import { useGetCartProductQuery } from './api';
 import '../../styles/list-group.scss';
 
 const IMAGE_SIZE = 72;
@@ -17,12 +20,39 @@ function qtyChoices(item: CartItem): number[] {
 }
 
 /**
+ * Brings a line up to date with the shop each time the cart is opened: the price it was added at is
+ * kept to show beside the new one, and a product no longer sold is reported before its line goes.
+ */
+function useFreshLine(item: CartItem, onGone: (name: string) => void): number | null {
+  const dispatch = useAppDispatch();
+  const { data: now } = useGetCartProductQuery(item._id, { refetchOnMountOrArgChange: true });
+  const [addedAt, setAddedAt] = useState<number | null>(null);
+  useEffect(() => {
+    if (!now) return;
+    if (now.gone) onGone(item.name);
+    else if (now.price !== item.price) setAddedAt(item.price);
+    dispatch(refreshCartLine(now));
+  }, [now, item.name, item.price, onGone, dispatch]);
+  return addedAt;
+}
+
+/**
  * One cart line: image, name, price, a quantity choice and a remove button. Bootstrap's list item
  * and select as markup: react-bootstrap's ListGroup and Form would add seven files to the cart's
  * first download for no behaviour the cart uses.
  */
-export default function CartLine({ item, belowFold }: { item: CartItem; belowFold: boolean }) {
+export default function CartLine({
+  item,
+  belowFold,
+  onGone,
+}: {
+  item: CartItem;
+  belowFold: boolean;
+  /** Told the name of a line whose product the shop no longer sells, as the line leaves the cart. */
+  onGone: (name: string) => void;
+}) {
   const dispatch = useAppDispatch();
+  const addedAt = useFreshLine(item, onGone);
 
   return (
     <div className="list-group-item d-flex align-items-center gap-3 py-3 px-0 px-sm-2">
@@ -39,7 +69,15 @@ export default function CartLine({ item, belowFold }: { item: CartItem; belowFol
         <Link to={paths.product(item._id)} className="flex-md-grow-1 text-break fw-medium tap-link">
           {item.name}
         </Link>
-        <Price value={item.price} className="fw-semibold text-nowrap me-md-2" />
+        <div className="me-md-2 text-nowrap">
+          <Price value={item.price} className="fw-semibold" />
+          {addedAt !== null && addedAt !== item.price && (
+            <small className="d-block text-body-secondary">
+              was <s>{formatKsh(addedAt)}</s>
+            </small>
+          )}
+          {item.countInStock < 1 && <small className="d-block text-danger">Out of Stock</small>}
+        </div>
         <div className="d-flex align-items-center gap-2">
           <div>
             <label htmlFor={`qty-${item._id}`} className="visually-hidden">

@@ -1,3 +1,4 @@
+import { useCallback, useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import Card from 'react-bootstrap/Card';
 import Col from 'react-bootstrap/Col';
@@ -18,6 +19,9 @@ export default function CartScreen() {
   const cart = useAppSelector((s) => s.cart);
   const navigate = useNavigate();
   const isEmpty = cart.cartItems.length === 0;
+  // Lines whose product the shop no longer sells, named once they have left the cart.
+  const [gone, setGone] = useState<string[]>([]);
+  const noteGone = useCallback((name: string) => setGone((names) => (names.includes(name) ? names : [...names, name])), []);
 
   // Spec: checkout goes to /login?redirect=/shipping; the sign-in screen sends a signed-in shopper straight on.
   const proceedToCheckout = () => navigate(paths.login(paths.shipping));
@@ -27,6 +31,7 @@ export default function CartScreen() {
       <PageTitle title="Shopping Cart" />
       <Col md={8}>
         <h1 className="h3 mb-3">Shopping Cart</h1>
+        {gone.length > 0 && <Message variant="warning">No longer sold, so taken out of your cart: {gone.join(', ')}</Message>}
         {isEmpty ? (
           <Message>
             Your cart is empty{' '}
@@ -37,7 +42,7 @@ export default function CartScreen() {
         ) : (
           <div className="list-group list-group-flush">
             {cart.cartItems.map((item, index) => (
-              <CartLine key={item._id} item={item} belowFold={index > 2} />
+              <CartLine key={item._id} item={item} belowFold={index > 2} onGone={noteGone} />
             ))}
           </div>
         )}
