@@ -111,7 +111,7 @@ export default defineConfig(({ isSsrBuild }) => ({
           input: {
             index: path.resolve(import.meta.dirname, 'src/web/index.html'),
             // The script of a page the server drew, which loads the app after the page's photo.
-            afterPhoto: path.resolve(import.meta.dirname, 'src/web/after-photo.ts'),
+            'after-photo': path.resolve(import.meta.dirname, 'src/web/after-photo.ts'),
           },
           output: {
             // React DOM and the router in chunks of their own: after-photo.ts runs each module of the

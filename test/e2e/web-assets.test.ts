@@ -167,7 +167,7 @@ describe('the built app on the wire', () => {
     // The drawn page's one script is the loader that asks for the app's code, the product screen's
     // chunk with it, once the photo is on screen; none of that code is named for the parser.
     expect(html).toMatch(
-      /<script type="module" crossorigin src="\/assets\/afterPhoto-[\w-]+\.js" data-modules="\/assets\/index-[\w-]+\.js [^"]*\/assets\/ProductScreen-[\w-]+\.js[^"]*" data-entry-imports="\d+"><\/script>/,
+      /<script type="module" crossorigin src="\/assets\/after-photo-[\w-]+\.js" data-modules="\/assets\/index-[\w-]+\.js [^"]*\/assets\/product-screen-[\w-]+\.js[^"]*" data-entry-imports="\d+"><\/script>/,
     );
     expect(html).not.toContain('rel="modulepreload"');
     expect(html).not.toMatch(/<script[^>]*src="\/assets\/index-/);
@@ -177,8 +177,8 @@ describe('the built app on the wire', () => {
       'utf8',
     );
     expect(undrawn).toMatch(/<script type="module" crossorigin src="\/assets\/index-[\w-]+\.js"><\/script>/);
-    expect(undrawn).toMatch(/<link rel="modulepreload" crossorigin href="\/assets\/ProductScreen-[\w-]+\.js">/);
-    expect(undrawn).not.toContain('afterPhoto');
+    expect(undrawn).toMatch(/<link rel="modulepreload" crossorigin href="\/assets\/product-screen-[\w-]+\.js">/);
+    expect(undrawn).not.toContain('after-photo');
     // Drawn too, with the name as text: React escapes it.
     expect(rootOf(html)).toContain(`<h1 class="h3">${escapeHtml(hostile)}</h1>`);
     // An unknown product: the page still works, with nothing to carry and nothing drawn.

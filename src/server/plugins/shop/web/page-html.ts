@@ -41,7 +41,7 @@ const modulePreload = (file: string) => `<link rel="modulepreload" crossorigin h
 
 /**
  * index.html with the app's script, and the module preloads of it that Vite wrote, replaced by
- * the build's afterPhoto script (src/web/after-photo.ts), which asks for them, and for the
+ * the build's after-photo script (src/web/after-photo.ts), which asks for them, and for the
  * screen's own modules, once the drawn page's photo is on screen. Unchanged for a build that
  * has no such script or whose page is written differently.
  */
