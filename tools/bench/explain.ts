@@ -2,7 +2,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import type { Database, Db } from '../../src/server/db/client.js';
 import * as schema from '../../src/server/db/schema.js';
-import { getProductDetail, listProducts, topProducts } from '../../src/server/domain/catalog.js';
+import { getProductDetail, listProducts, topProducts } from '../../src/server/domain/catalogue.js';
 import { loadDashboard } from '../../src/server/domain/dashboard.js';
 import { listOrdersPage } from '../../src/server/domain/orders.js';
 import { DEFAULT_LOW_STOCK_THRESHOLD } from '../../src/shared/constants.js';

@@ -120,7 +120,7 @@ export const products = pgTable(
     check('products_stock_not_negative', sql`${t.countInStock} >= 0`),
     index('products_latest_idx').on(t.createdAt.desc(), t.id.desc()),
     index('products_rating_idx').on(t.rating.desc(), t.numReviews.desc()),
-    // The storefront's sorts and category filter (domain/catalog.ts, sortOrder): each walked
+    // The storefront's sorts and category filter (domain/catalogue.ts, sortOrder): each walked
     // forwards or backwards, so a far page is read from the nearer end. Only published products.
     index('products_price_order_idx').on(t.priceCents.asc(), t.createdAt.desc(), t.id.desc()).where(sql`${t.isDraft} = false`),
     index('products_rating_order_idx')
@@ -494,7 +494,7 @@ export const searchWords = pgTable(
  * How many published (not draft) products the shop has, kept exact by statement-level triggers on
  * products (migrations 0005 and 0009), so the newest-first listing knows its page count without counting the table.
  */
-export const catalogStats = pgTable(
+export const catalogueStats = pgTable(
   'catalog_stats',
   {
     id: smallint('id').primaryKey().default(1),
@@ -505,19 +505,19 @@ export const catalogStats = pgTable(
 
 /**
  * What catalogue writes changed, in commit order, when several instances share PostgreSQL without
- * Redis (src/server/cache/catalog-feed.ts). A write appends one row after its own transaction
+ * Redis (src/server/cache/catalogue-feed.ts). A write appends one row after its own transaction
  * commits, numbering it from catalog_change_head in the same statement, so the numbers have no
  * gaps and an instance that has read up to n knows it has seen every change up to n. Only the
  * latest few thousand rows are kept; an instance further behind forgets its whole cache.
  */
-export const catalogChanges = pgTable('catalog_changes', {
+export const catalogueChanges = pgTable('catalog_changes', {
   seq: bigint('seq', { mode: 'number' }).primaryKey(),
   /** Product ids, 'listing', 'everything' and 'settings', comma separated. */
   change: text('change').notNull(),
 });
 
 /** The last number given to a change, and a token that changes when the feed starts again. */
-export const catalogChangeHead = pgTable(
+export const catalogueChangeHead = pgTable(
   'catalog_change_head',
   {
     id: smallint('id').primaryKey().default(1),

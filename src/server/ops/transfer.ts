@@ -16,7 +16,7 @@ import {
   listTables,
   type MigrationMark,
   type TableInfo,
-} from './catalog.js';
+} from './catalogue.js';
 import { assertPgliteNotInUse, connect, pgliteDir, quoteIdent, type RawConnection, type Target } from './connection.js';
 import { OpsError } from './errors.js';
 

@@ -13,12 +13,12 @@ import {
   reviewParams,
   storefrontListQuery,
 } from '../../../shared/schemas/products.js';
-import type { CatalogAnswers } from '../../cache/catalog-answers.js';
-import type { CachedAnswer } from '../../cache/catalog-cache.js';
+import type { CatalogueAnswers } from '../../cache/catalogue-answers.js';
+import type { CachedAnswer } from '../../cache/catalogue-cache.js';
 import type { Db } from '../../db/client.js';
-import { getAdminProductDetail } from '../../domain/admin-catalog.js';
-import { createSampleProduct, deleteProduct, updateProduct } from '../../domain/catalog.js';
-import type { CatalogChanges } from '../../domain/catalog-changes.js';
+import { getAdminProductDetail } from '../../domain/admin-catalogue.js';
+import { createSampleProduct, deleteProduct, updateProduct } from '../../domain/catalogue.js';
+import type { CatalogueChanges } from '../../domain/catalogue-changes.js';
 import { addReview, deleteReview } from '../../domain/reviews.js';
 import { AppError } from '../../errors.js';
 import { sendConditional } from '../../http/conditional.js';
@@ -40,7 +40,7 @@ function sendCached(request: FastifyRequest, reply: FastifyReply, answer: Cached
 /** Public, cacheable answers: no cookie handed out with them (see plugins/shop/xsrf.ts). */
 const PUBLIC_ANSWER = { xsrfCookie: false } as const;
 
-const productRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; answers: CatalogAnswers }> = async (
+const productRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogueChanges; answers: CatalogueAnswers }> = async (
   app,
   { db, changes, answers },
 ) => {

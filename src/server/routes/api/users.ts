@@ -29,7 +29,7 @@ import {
   toPublicUser,
   updateProfile,
 } from '../../domain/accounts.js';
-import type { CatalogChanges } from '../../domain/catalog-changes.js';
+import type { CatalogueChanges } from '../../domain/catalogue-changes.js';
 import type { Passwords } from '../../domain/passwords.js';
 import type { Notifications } from '../../mail/notifications.js';
 import { acceptFormBodies } from '../../plugins/packages/form-bodies.js';
@@ -49,7 +49,7 @@ function limit(rule: { max: number; windowMs: number }) {
 
 const userRoutes: FastifyPluginAsyncZod<{
   db: Db;
-  changes: CatalogChanges;
+  changes: CatalogueChanges;
   config: AppConfig;
   notify: Notifications;
   passwords: Passwords;

@@ -10,9 +10,9 @@ import {
   productsByIds,
   spellKeywords,
   topProducts,
-} from '../domain/catalog.js';
-import { answerOf, type CachedAnswer, type CatalogCache, toAnswer } from './catalog-cache.js';
-import type { CatalogState } from './catalog-feed.js';
+} from '../domain/catalogue.js';
+import { answerOf, type CachedAnswer, type CatalogueCache, toAnswer } from './catalogue-cache.js';
+import type { CatalogueState } from './catalogue-feed.js';
 
 /**
  * The catalogue's public answers, as the API sends them and as the web app's pages embed them,
@@ -27,7 +27,7 @@ import type { CatalogState } from './catalog-feed.js';
  * The answer is put together from both when served, and kept until either moves. So an order costs
  * readers one primary-key read of the products it touched, and every page and search stays cached.
  */
-export interface CatalogAnswers {
+export interface CatalogueAnswers {
   /** A listing page, a search, either narrowed by category and price and in a sort. */
   page(query: ListQuery): Promise<CachedAnswer>;
   top(): Promise<CachedAnswer>;
@@ -54,7 +54,7 @@ interface Assembled {
 /** Keywords spelt in one statement at most. */
 const SPELLING_BATCH_MAX = 200;
 
-export function catalogAnswers(db: Db, cache: CatalogCache): CatalogAnswers {
+export function catalogueAnswers(db: Db, cache: CatalogueCache): CatalogueAnswers {
   const itemKey = (id: string) => `item:${id}`;
 
   /** Keeps products as lists show them, each under its version read before the products were. */
@@ -90,7 +90,7 @@ export function catalogAnswers(db: Db, cache: CatalogCache): CatalogAnswers {
   async function list(
     key: string,
     compute: () => Promise<{ products: Product[]; rest?: Omit<ProductPage, 'products'> }>,
-    state: CatalogState | undefined,
+    state: CatalogueState | undefined,
   ) {
     if (!state) {
       const { products, rest } = await cache.slot(compute);
@@ -144,7 +144,7 @@ export function catalogAnswers(db: Db, cache: CatalogCache): CatalogAnswers {
   );
 
   /** How a keyword reads against the catalogue, kept until the listing (and so the word list) moves. */
-  async function spellingOf(keyword: string, state: CatalogState | undefined): Promise<KeywordSpelling> {
+  async function spellingOf(keyword: string, state: CatalogueState | undefined): Promise<KeywordSpelling> {
     if (!state) return spellings.load(keyword);
     const key = `spelling:${keyword}`;
     const kept = cache.peek<KeywordSpelling>(key, state.listing);

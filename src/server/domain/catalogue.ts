@@ -13,9 +13,9 @@ import type {
 } from '../../shared/schemas/products.js';
 import type { Db } from '../db/client.js';
 import { containing } from '../db/like.js';
-import { catalogStats, products, reviews, searchWords } from '../db/schema.js';
+import { catalogueStats, products, reviews, searchWords } from '../db/schema.js';
 import { notFound } from '../errors.js';
-import type { CatalogChanges } from './catalog-changes.js';
+import type { CatalogueChanges } from './catalogue-changes.js';
 
 /** The storefront never shows, searches, counts or sells a draft: every public read has this. */
 const published = eq(products.isDraft, false);
@@ -332,7 +332,7 @@ async function orderedPage(db: Db, filters: ListFilters, offset: number): Promis
 }
 
 async function publishedCount(db: Db): Promise<number> {
-  const [stats] = await db.select({ count: catalogStats.productCount }).from(catalogStats);
+  const [stats] = await db.select({ count: catalogueStats.productCount }).from(catalogueStats);
   return stats?.count ?? 0;
 }
 
@@ -451,7 +451,7 @@ export const SAMPLE_PRODUCT = { name: 'Sample name', image: '/images/sample.webp
  * The placeholder product an admin creates and then edits (docs/product-rules.md: create takes no payload). It
  * is a draft, seen only in the admin, until an edit gives it a real name, price and image.
  */
-export async function createSampleProduct(db: Db, changes: CatalogChanges, adminId: string): Promise<AdminProduct> {
+export async function createSampleProduct(db: Db, changes: CatalogueChanges, adminId: string): Promise<AdminProduct> {
   const [row] = await db
     .insert(products)
     .values({
@@ -472,7 +472,7 @@ export async function createSampleProduct(db: Db, changes: CatalogChanges, admin
 
 export async function updateProduct(
   db: Db,
-  changes: CatalogChanges,
+  changes: CatalogueChanges,
   id: string,
   patch: ProductUpdateBody,
 ): Promise<AdminProduct> {
@@ -501,7 +501,7 @@ export async function updateProduct(
   return { ...toProductJson(row), isDraft: row.isDraft };
 }
 
-export async function deleteProduct(db: Db, changes: CatalogChanges, id: string): Promise<void> {
+export async function deleteProduct(db: Db, changes: CatalogueChanges, id: string): Promise<void> {
   const deleted = await db.delete(products).where(eq(products.id, id)).returning({ id: products.id });
   if (deleted.length === 0) throw notFound('Product not found');
   await changes.committed({ products: [id], listing: true });

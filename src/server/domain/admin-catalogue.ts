@@ -4,7 +4,7 @@ import type { AdminProductPage, ProductDetail } from '../../shared/schemas/produ
 import type { Db } from '../db/client.js';
 import { containing } from '../db/like.js';
 import { products } from '../db/schema.js';
-import { getProductDetail, listedColumns, toProductJson } from './catalog.js';
+import { getProductDetail, listedColumns, toProductJson } from './catalogue.js';
 
 /**
  * The admin's product list: every product, drafts included, newest first. It is read directly,
