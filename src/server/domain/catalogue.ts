@@ -226,7 +226,7 @@ type Direction = 'asc' | 'desc';
 type OrderKey = [AnyColumn, Direction];
 
 /**
- * The order of each sort, as its index (schema.ts) lists the rows. Every order ends in created_at
+ * The order of each sort, as its index (db/schema/catalogue.ts) lists the rows. Every order ends in created_at
  * and id, so it is total and a page is a well-defined slice. Read backwards (`reversed`) it is the
  * same index walked from its other end: a far page of any sort is read from the nearer end.
  * price_desc is price_asc reversed, so one index serves both; equal prices therefore come newest
