@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG_STATEMENT_TIMEOUT_MS, queryRows } from '../../src/server/db/client.js';
-import { updateProduct } from '../../src/server/domain/catalogue.js';
+import { updateProduct } from '../../src/server/domain/admin-catalogue.js';
 import { dbQueries } from '../../src/server/metrics.js';
 import { exportShop } from '../../src/server/ops/transfer.js';
 import { projectRoot } from '../../src/server/paths.js';

@@ -1,16 +1,10 @@
 import DataLoader from 'dataloader';
 import type { Product, ProductPage } from '../../shared/schemas/products.js';
 import type { Db } from '../db/client.js';
-import {
-  getProductDetail,
-  type KeywordSpelling,
-  type ListQuery,
-  listCategories,
-  listProducts,
-  productsByIds,
-  spellKeywords,
-  topProducts,
-} from '../domain/catalogue.js';
+import { getProductDetail, listCategories, productsByIds, topProducts } from '../domain/catalogue.js';
+import { listProducts } from '../domain/catalogue-listing.js';
+import { type KeywordSpelling, spellKeywords } from '../domain/catalogue-search.js';
+import type { ListQuery } from '../domain/catalogue-sorts.js';
 import { answerOf, type CachedAnswer, type CatalogueCache, toAnswer } from './catalogue-cache.js';
 import type { CatalogueState } from './catalogue-feed.js';
 

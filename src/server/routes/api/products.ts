@@ -16,8 +16,7 @@ import {
 import type { CatalogueAnswers } from '../../cache/catalogue-answers.js';
 import type { CachedAnswer } from '../../cache/catalogue-cache.js';
 import type { Db } from '../../db/client.js';
-import { getAdminProductDetail } from '../../domain/admin-catalogue.js';
-import { createSampleProduct, deleteProduct, updateProduct } from '../../domain/catalogue.js';
+import { createSampleProduct, deleteProduct, getAdminProductDetail, updateProduct } from '../../domain/admin-catalogue.js';
 import type { CatalogueChanges } from '../../domain/catalogue-changes.js';
 import { addReview, deleteReview } from '../../domain/reviews.js';
 import { AppError } from '../../errors.js';
