@@ -49,105 +49,7 @@ interface Assembled {
 const SPELLING_BATCH_MAX = 200;
 
 export function catalogueAnswers(db: Db, cache: CatalogueCache): CatalogueAnswers {
-  const itemKey = (id: string) => `item:${id}`;
-
-  /** Keeps products as lists show them, each under its version read before the products were. */
-  function keepItems(items: readonly Product[], versions: ReadonlyMap<string, string>): Map<string, string> {
-    const json = new Map<string, string>();
-    for (const item of items) {
-      const text = JSON.stringify(item);
-      json.set(item._id, text);
-      const version = versions.get(item._id);
-      if (version !== undefined) cache.set(itemKey(item._id), version, text, text.length);
-    }
-    return json;
-  }
-
-  /** The products of a list, each at its version in `versions`: from the cache, the rest by one primary-key read. */
-  async function itemsOf(ids: readonly string[], versions: readonly string[]): Promise<string[]> {
-    const found = new Map<string, string>();
-    const missing = new Map<string, string>();
-    ids.forEach((id, i) => {
-      const version = versions[i] ?? '';
-      const hit = cache.peek<string>(itemKey(id), version);
-      if (hit !== undefined) found.set(id, hit);
-      else missing.set(id, version);
-    });
-    if (missing.size > 0) {
-      const read = await cache.slot(() => productsByIds(db, [...missing.keys()]));
-      for (const [id, text] of keepItems(read, missing)) found.set(id, text);
-    }
-    // A product deleted since the list was made drops out (its delete moved the listing version).
-    return ids.flatMap((id) => found.get(id) ?? []);
-  }
-
-  async function list(
-    key: string,
-    compute: () => Promise<{ products: Product[]; rest?: Omit<ProductPage, 'products'> }>,
-    state: CatalogueState | undefined,
-  ) {
-    if (!state) {
-      const { products, rest } = await cache.slot(compute);
-      return toAnswer(rest ? { products, ...rest } : products);
-    }
-    const listing = state.listing;
-    const entry = await cache.get<ListEntry>(
-      `list:${key}`,
-      listing,
-      async () => {
-        const moves = state.moves();
-        const { products, rest } = await compute();
-        // The products as the list read them can be kept too, under their versions, if no version
-        // moved during the read: then those versions were current before it began.
-        if (state.moves() === moves) keepItems(products, new Map(products.map((p) => [p._id, state.product(p._id)])));
-        const open = rest ? '{"products":[' : '[';
-        const close = rest ? `],${JSON.stringify(rest).slice(1)}` : ']';
-        return { ids: products.map((p) => p._id), open, close };
-      },
-      (e) => e.ids.length * 40 + e.close.length,
-    );
-    const versions = entry.ids.map((id) => state.product(id));
-    const assembledKey = `answer:${key}`;
-    const kept = cache.peek<Assembled>(assembledKey, listing);
-    if (kept?.versions.every((v, i) => v === versions[i])) return kept.answer;
-    const items = await itemsOf(entry.ids, versions);
-    const answer = answerOf(entry.open + items.join(',') + entry.close);
-    cache.set<Assembled>(assembledKey, listing, { answer, versions }, answer.body.length);
-    return answer;
-  }
-
-  /**
-   * Keywords to spell go to the database together: one statement at a time, taking the next free
-   * catalogue slot (ahead of the searches waiting), for every keyword that came in while the one
-   * before was under way. Shoppers typing many different keywords at once then cost a round trip
-   * per batch, not per keyword.
-   */
-  let spelling: Promise<unknown> = Promise.resolve();
-  const settled = () => undefined;
-  const spellings = new DataLoader<string, KeywordSpelling>(
-    (keywords) => {
-      const batch = cache.slot(() => spellKeywords(db, keywords), { ahead: true });
-      spelling = batch.then(settled, settled);
-      return batch;
-    },
-    {
-      cache: false,
-      maxBatchSize: SPELLING_BATCH_MAX,
-      batchScheduleFn: (dispatch) => void spelling.then(() => setImmediate(dispatch)),
-    },
-  );
-
-  /** How a keyword reads against the catalogue, kept until the listing (and so the word list) moves. */
-  async function spellingOf(keyword: string, state: CatalogueState | undefined): Promise<KeywordSpelling> {
-    if (!state) return spellings.load(keyword);
-    const key = `spelling:${keyword}`;
-    const kept = cache.peek<KeywordSpelling>(key, state.listing);
-    if (kept) return kept;
-    const spelt = await spellings.load(keyword);
-    cache.set(key, state.listing, spelt, keyword.length + JSON.stringify(spelt.near).length);
-    return spelt;
-  }
-
+  const spellingOf = keywordSpeller(db, cache);
   return {
     page: async (query) => {
       const canonical = canonicalListQuery(query);
@@ -157,6 +59,8 @@ export function catalogueAnswers(db: Db, cache: CatalogueCache): CatalogueAnswer
       // and that search depends on nothing else: every misspelling of "samsung" is one entry.
       const key = spelling && !spelling.literal ? spelledKey(canonical, spelling) : listKey(canonical);
       return list(
+        db,
+        cache,
         key,
         async () => {
           const { products, ...rest } = await listProducts(db, canonical, spelling);
@@ -165,7 +69,7 @@ export function catalogueAnswers(db: Db, cache: CatalogueCache): CatalogueAnswer
         state,
       );
     },
-    top: async () => list('top', async () => ({ products: await topProducts(db) }), await cache.state()),
+    top: async () => list(db, cache, 'top', async () => ({ products: await topProducts(db) }), await cache.state()),
     categories: async () => {
       const state = await cache.state();
       if (!state) return cache.slot(async () => toAnswer(await listCategories(db)));
@@ -186,6 +90,116 @@ export function catalogueAnswers(db: Db, cache: CatalogueCache): CatalogueAnswer
         (a) => a.body.length,
       );
     },
+  };
+}
+
+const itemKey = (id: string) => `item:${id}`;
+
+/** Keeps products as lists show them, each under its version read before the products were. */
+function keepItems(cache: CatalogueCache, items: readonly Product[], versions: ReadonlyMap<string, string>): Map<string, string> {
+  const json = new Map<string, string>();
+  for (const item of items) {
+    const text = JSON.stringify(item);
+    json.set(item._id, text);
+    const version = versions.get(item._id);
+    if (version !== undefined) cache.set(itemKey(item._id), version, text, text.length);
+  }
+  return json;
+}
+
+/** The products of a list, each at its version in `versions`: from the cache, the rest by one primary-key read. */
+async function itemsOf(db: Db, cache: CatalogueCache, ids: readonly string[], versions: readonly string[]): Promise<string[]> {
+  const found = new Map<string, string>();
+  const missing = new Map<string, string>();
+  ids.forEach((id, i) => {
+    const version = versions[i] ?? '';
+    const hit = cache.peek<string>(itemKey(id), version);
+    if (hit !== undefined) found.set(id, hit);
+    else missing.set(id, version);
+  });
+  if (missing.size > 0) {
+    const read = await cache.slot(() => productsByIds(db, [...missing.keys()]));
+    for (const [id, text] of keepItems(cache, read, missing)) found.set(id, text);
+  }
+  // A product deleted since the list was made drops out (its delete moved the listing version).
+  return ids.flatMap((id) => found.get(id) ?? []);
+}
+
+/**
+ * A list's answer: which products it shows from the cache under the listing version (else
+ * `compute`), each product at its own version, and the answer put together from both kept until
+ * either moves. Without a cache state (the cache is off), `compute` answers alone.
+ */
+async function list(
+  db: Db,
+  cache: CatalogueCache,
+  key: string,
+  compute: () => Promise<{ products: Product[]; rest?: Omit<ProductPage, 'products'> }>,
+  state: CatalogueState | undefined,
+): Promise<CachedAnswer> {
+  if (!state) {
+    const { products, rest } = await cache.slot(compute);
+    return toAnswer(rest ? { products, ...rest } : products);
+  }
+  const listing = state.listing;
+  const entry = await cache.get<ListEntry>(
+    `list:${key}`,
+    listing,
+    async () => {
+      const moves = state.moves();
+      const { products, rest } = await compute();
+      // The products as the list read them can be kept too, under their versions, if no version
+      // moved during the read: then those versions were current before it began.
+      if (state.moves() === moves) keepItems(cache, products, new Map(products.map((p) => [p._id, state.product(p._id)])));
+      const open = rest ? '{"products":[' : '[';
+      const close = rest ? `],${JSON.stringify(rest).slice(1)}` : ']';
+      return { ids: products.map((p) => p._id), open, close };
+    },
+    (e) => e.ids.length * 40 + e.close.length,
+  );
+  const versions = entry.ids.map((id) => state.product(id));
+  const assembledKey = `answer:${key}`;
+  const kept = cache.peek<Assembled>(assembledKey, listing);
+  if (kept?.versions.every((v, i) => v === versions[i])) return kept.answer;
+  const items = await itemsOf(db, cache, entry.ids, versions);
+  const answer = answerOf(entry.open + items.join(',') + entry.close);
+  cache.set<Assembled>(assembledKey, listing, { answer, versions }, answer.body.length);
+  return answer;
+}
+
+/**
+ * How a keyword reads against the catalogue, kept until the listing (and so the word list) moves.
+ * Keywords to spell go to the database together: one statement at a time, taking the next free
+ * catalogue slot (ahead of the searches waiting), for every keyword that came in while the one
+ * before was under way. Shoppers typing many different keywords at once then cost a round trip
+ * per batch, not per keyword.
+ */
+function keywordSpeller(
+  db: Db,
+  cache: CatalogueCache,
+): (keyword: string, state: CatalogueState | undefined) => Promise<KeywordSpelling> {
+  let spelling: Promise<unknown> = Promise.resolve();
+  const settled = () => undefined;
+  const spellings = new DataLoader<string, KeywordSpelling>(
+    (keywords) => {
+      const batch = cache.slot(() => spellKeywords(db, keywords), { ahead: true });
+      spelling = batch.then(settled, settled);
+      return batch;
+    },
+    {
+      cache: false,
+      maxBatchSize: SPELLING_BATCH_MAX,
+      batchScheduleFn: (dispatch) => void spelling.then(() => setImmediate(dispatch)),
+    },
+  );
+  return async (keyword, state) => {
+    if (!state) return spellings.load(keyword);
+    const key = `spelling:${keyword}`;
+    const kept = cache.peek<KeywordSpelling>(key, state.listing);
+    if (kept) return kept;
+    const spelt = await spellings.load(keyword);
+    cache.set(key, state.listing, spelt, keyword.length + JSON.stringify(spelt.near).length);
+    return spelt;
   };
 }
 
