@@ -59,7 +59,7 @@ export const products = pgTable(
     check('products_stock_not_negative', sql`${t.countInStock} >= 0`),
     index('products_latest_idx').on(t.createdAt.desc(), t.id.desc()),
     index('products_rating_idx').on(t.rating.desc(), t.numReviews.desc()),
-    // The storefront's sorts and category filter (domain/catalogue.ts, sortOrder): each walked
+    // The storefront's sorts and category filter (domain/catalogue-sorts.ts, sortOrder): each walked
     // forwards or backwards, so a far page is read from the nearer end. Only published products.
     index('products_price_order_idx').on(t.priceCents.asc(), t.createdAt.desc(), t.id.desc()).where(sql`${t.isDraft} = false`),
     index('products_rating_order_idx')
