@@ -3,8 +3,8 @@ import cookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
-import { catalogAnswers } from './cache/catalog-answers.js';
-import type { CatalogCache } from './cache/catalog-cache.js';
+import { catalogueAnswers } from './cache/catalogue-answers.js';
+import type { CatalogueCache } from './cache/catalogue-cache.js';
 import { SettingsCache } from './cache/settings-cache.js';
 import { type AppConfig, trustProxyOption } from './config.js';
 import type { Database } from './db/client.js';
@@ -50,7 +50,7 @@ export interface AppDeps {
   logger: FastifyBaseLogger;
   payments: DarajaHookOptions;
   /** Cached catalogue answers; the domain's catalogue writes report to it what they changed. */
-  cache: CatalogCache;
+  cache: CatalogueCache;
   /** Shared fast state (rate-limit counters) when the shop has Redis. */
   redis?: Redis | undefined;
 }
@@ -130,13 +130,13 @@ export async function buildApp({ config, database, notify, logger, payments, cac
   await app.register(imageRoutes, { demoImagesDir, images });
   await app.register(uploadedImageRoutes, { db, images });
   await app.register(healthRoutes, { database, isClosing: () => closing });
-  const answers = catalogAnswers(database.catalogDb, cache);
+  const answers = catalogueAnswers(database.catalogueDb, cache);
   await app.register(productRoutes, { db, changes: cache, answers });
   await app.register(adminProductRoutes, { db });
   await app.register(userRoutes, { db, changes: cache, config, notify, passwords: createPasswords(config.passwordCost) });
   await app.register(orderRoutes, { db, changes: cache, notify });
   await app.register(adminMailRoutes, { db });
-  const settings = new SettingsCache(cache, database.catalogDb);
+  const settings = new SettingsCache(cache, database.catalogueDb);
   await app.register(settingsRoutes, { settings });
   await app.register(adminSettingsRoutes, { db, changes: cache, settings });
   await app.register(orderPaymentRoutes, { deps: payments.deps, promptsPerUser: config.mpesa.promptsPerUser });

@@ -6,12 +6,12 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { buildApp } from './app.js';
-import { CatalogCache } from './cache/catalog-cache.js';
-import { type CatalogVersion, catalogVersionFor } from './cache/catalog-feed.js';
+import { CatalogueCache } from './cache/catalogue-cache.js';
+import { type CatalogueVersion, catalogueVersionFor } from './cache/catalogue-feed.js';
 import type { AppConfig } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { seedShop } from './db/seed.js';
-import type { CatalogChanges } from './domain/catalog-changes.js';
+import type { CatalogueChanges } from './domain/catalogue-changes.js';
 import { importLegacyUploads } from './domain/images.js';
 import { openExceptionCounts } from './domain/payments/ledger-views.js';
 import { ensureSettings } from './domain/settings.js';
@@ -31,9 +31,9 @@ export interface RunningShop {
   mpesa: MpesaRuntime;
   mail: MailWorker;
   /** The catalogue's version, as every catalogue answer is checked against. */
-  catalogVersion: CatalogVersion;
+  catalogueVersion: CatalogueVersion;
   /** Where catalogue writes made outside a request (a job, a script) report what they changed. */
-  catalogChanges: CatalogChanges;
+  catalogueChanges: CatalogueChanges;
   /** The address it listens on, e.g. http://127.0.0.1:3000; empty when started without a socket. */
   url: string;
   /**
@@ -213,11 +213,11 @@ export async function startShop(config: AppConfig, options: StartOptions = {}): 
     const notify = createNotifications(config.publicUrl, lipaNaMpesaOf(config.mpesa), () => worker.nudge());
     mpesa = await startMpesa(config.mpesa, config.publicUrl, database.db, notify, log);
     const onCacheError = (error: unknown, what: string) => log.error({ err: error }, `catalogue cache: ${what} failed`);
-    const catalogVersion = catalogVersionFor(database, redis, config.redisKeyPrefix, onCacheError);
-    const cache = new CatalogCache({
-      version: catalogVersion,
+    const catalogueVersion = catalogueVersionFor(database, redis, config.redisKeyPrefix, onCacheError);
+    const cache = new CatalogueCache({
+      version: catalogueVersion,
       onError: onCacheError,
-      computeSlots: database.catalogSlots,
+      computeSlots: database.catalogueSlots,
     });
     app = await buildApp({ config, database, notify, logger: log, payments: mpesa, cache, redis });
     // A deep accept queue: at a promotion's peak a thousand phones may connect at once, and
@@ -257,8 +257,8 @@ export async function startShop(config: AppConfig, options: StartOptions = {}): 
       database,
       mpesa: payments,
       mail: worker,
-      catalogVersion,
-      catalogChanges: cache,
+      catalogueVersion,
+      catalogueChanges: cache,
       url,
       // Once only: a second call (a second signal, a test's stop) waits for the first.
       close() {

@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/server/db/client.js';
-import { type ListQuery, listProducts } from '../../src/server/domain/catalog.js';
+import { listProducts } from '../../src/server/domain/catalogue-listing.js';
+import type { ListQuery } from '../../src/server/domain/catalogue-sorts.js';
 import { PRODUCT_SORTS, PRODUCTS_PAGE_SIZE } from '../../src/shared/constants.js';
 import { explainStatement, recordingDb } from '../../tools/bench/explain.js';
 import { buildTestApp, type TestShop } from '../support/shop.js';

@@ -42,7 +42,7 @@ async function createDraft(): Promise<AdminProduct> {
 /** Sets stock and a top rating straight in the database, then reports the change as a write would. */
 async function makeSellableAndTopRated(id: string): Promise<void> {
   await queryRows(shop.database.db, sql`UPDATE products SET count_in_stock = 50, rating = 5, num_reviews = 999 WHERE id = ${id}`);
-  await shop.catalogChanges.committed({ products: [id], listing: true });
+  await shop.catalogueChanges.committed({ products: [id], listing: true });
 }
 
 describe('a created product is a draft', () => {

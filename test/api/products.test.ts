@@ -169,7 +169,7 @@ describe('a broad keyword over many products', () => {
       SELECT (SELECT id FROM users WHERE email = 'admin@example.com'), 'Jikokoa Stove ' || n, '/images/sample.webp',
              'Cookers', 'A stove', 150000, 5, now() + n * interval '1 second'
       FROM generate_series(1, ${NEAR_MATCHES}) AS n`);
-    await shop.catalogChanges.committed({ products: [], listing: true });
+    await shop.catalogueChanges.committed({ products: [], listing: true });
   });
 
   it('ranks only the best candidates, says the count is capped, and pages over the cap', async () => {

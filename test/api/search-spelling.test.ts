@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogAnswers } from '../../src/server/cache/catalog-answers.js';
-import { CatalogCache } from '../../src/server/cache/catalog-cache.js';
-import { localVersion } from '../../src/server/cache/catalog-feed.js';
+import { catalogueAnswers } from '../../src/server/cache/catalogue-answers.js';
+import { CatalogueCache } from '../../src/server/cache/catalogue-cache.js';
+import { localVersion } from '../../src/server/cache/catalogue-feed.js';
 import { queryRows } from '../../src/server/db/client.js';
 import type { ProductPage } from '../../src/shared/schemas/products.js';
 import { recordingDb } from '../../tools/bench/explain.js';
@@ -120,8 +120,12 @@ describe('what a misspelling costs', () => {
   /** The shop's catalogue answers on a cache of their own, over a drizzle that records each statement. */
   function recordedAnswers() {
     const { db, recorded } = recordingDb(shop.database);
-    const cache = new CatalogCache({ version: localVersion(), onError: (error) => expect.fail(String(error)), computeSlots: 1 });
-    return { answers: catalogAnswers(db, cache), recorded };
+    const cache = new CatalogueCache({
+      version: localVersion(),
+      onError: (error) => expect.fail(String(error)),
+      computeSlots: 1,
+    });
+    return { answers: catalogueAnswers(db, cache), recorded };
   }
 
   it('two misspellings offered the same words share one search: the second is spelt, not searched', async () => {

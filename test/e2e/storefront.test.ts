@@ -289,7 +289,7 @@ describe('search results', () => {
       INSERT INTO products (user_id, name, image, category, description, price_cents, count_in_stock)
       SELECT (SELECT id FROM users WHERE is_admin LIMIT 1), 'Kikapu Basket ' || n, '/images/sample.webp', 'Baskets', 'Woven sisal', 90000, 3
       FROM generate_series(1, ${SEARCH_RESULTS_CAP + 50}) AS n`);
-    await shop.catalogChanges.committed({ products: [], listing: true });
+    await shop.catalogueChanges.committed({ products: [], listing: true });
     const { page, problems, context } = await newVisitor(browser, shop);
 
     await page.goto('/search/kikapu');

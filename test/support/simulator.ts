@@ -6,7 +6,7 @@ import { typescriptProcess } from './node-process.js';
 
 /**
  * A Daraja simulator that a test shop in simulator mode can use through MPESA_SIMULATOR_URL: it
- * takes the shop's simulator-mode key, secret, shortcode and passkey (src/server/config.ts), and
+ * takes the shop's simulator-mode key, secret, shortcode and passkey (src/server/config/mpesa.ts), and
  * the timings the test chooses.
  */
 export function startShopSimulator(

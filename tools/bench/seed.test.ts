@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase, queryRows } from '../../src/server/db/client.js';
-import { listProducts } from '../../src/server/domain/catalog.js';
+import { listProducts } from '../../src/server/domain/catalogue-listing.js';
 import { emptyPgliteCluster, freshPostgresUrl } from '../../test/support/shop.js';
 import { CATEGORIES, seedCatalogue } from './seed.js';
 

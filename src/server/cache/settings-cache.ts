@@ -1,7 +1,7 @@
 import type { ShopSettings } from '../../shared/schemas/settings.js';
 import type { Db } from '../db/client.js';
 import { readSettings } from '../domain/settings.js';
-import type { CatalogCache } from './catalog-cache.js';
+import type { CatalogueCache } from './catalogue-cache.js';
 
 /** A generous size for the LRU's accounting: the settings are a few hundred bytes of JSON. */
 const SETTINGS_SIZE = 1024;
@@ -15,7 +15,7 @@ const SETTINGS_SIZE = 1024;
  */
 export class SettingsCache {
   constructor(
-    private readonly cache: CatalogCache,
+    private readonly cache: CatalogueCache,
     private readonly db: Db,
   ) {}
 

@@ -31,13 +31,13 @@ export interface Database {
   sideDb: Db;
   /**
    * Where the catalogue's cache misses are read (searches, listing pages, product answers): on
-   * PostgreSQL a pool of its own, `catalogSlots` connections (half the main pool's size), whose
+   * PostgreSQL a pool of its own, `catalogueSlots` connections (half the main pool's size), whose
    * statements give up after CATALOG_STATEMENT_TIMEOUT_MS, so however many uncached searches
    * arrive, orders, sign-ins and payments never wait for a connection behind them.
    * PGlite: the same one connection as `db`.
    */
-  catalogDb: Db;
-  catalogSlots: number;
+  catalogueDb: Db;
+  catalogueSlots: number;
   kind: 'pglite' | 'postgres';
   /** Applies pending migrations; run it inside withStartupLock so instances starting together take turns. */
   migrate(): Promise<void>;
@@ -126,9 +126,9 @@ async function openPglite({
   return {
     db: db as unknown as Db,
     sideDb: db as unknown as Db,
-    catalogDb: db as unknown as Db,
+    catalogueDb: db as unknown as Db,
     // One statement at a time for everything: one miss at a time keeps orders from queueing behind many.
-    catalogSlots: 1,
+    catalogueSlots: 1,
     kind: 'pglite',
     migrate: () => migratePglite(db, { migrationsFolder: migrationsDir }),
     // One process owns a PGlite directory, and PGlite runs one statement at a time.
@@ -169,20 +169,20 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
     client.on('error', () => {});
   });
   const sideDb = drizzlePg(side, { schema });
-  const catalogSlots = Math.max(1, Math.floor((options.poolSize ?? 10) / 2));
-  const catalogPool = new pg.Pool({
+  const catalogueSlots = Math.max(1, Math.floor((options.poolSize ?? 10) / 2));
+  const cataloguePool = new pg.Pool({
     connectionString: url,
-    max: catalogSlots,
+    max: catalogueSlots,
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
     options: `${CONNECTION_OPTIONS} -c statement_timeout=${CATALOG_STATEMENT_TIMEOUT_MS}`,
   });
-  catalogPool.on('error', (error) => options.onPoolError?.(error));
-  catalogPool.on('connect', (client) => {
+  cataloguePool.on('error', (error) => options.onPoolError?.(error));
+  cataloguePool.on('connect', (client) => {
     client.on('error', () => {});
     countClientStatements(client);
   });
-  const catalogDb = drizzlePg(catalogPool, { schema });
+  const catalogueDb = drizzlePg(cataloguePool, { schema });
 
   // drizzle's transaction over a pool (drizzle-orm 0.45 node-postgres/session.js) sends BEGIN
   // before its try/finally, so when BEGIN fails — the connection was just terminated — the client
@@ -223,8 +223,8 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
   return {
     db: db as unknown as Db,
     sideDb: sideDb as unknown as Db,
-    catalogDb: catalogDb as unknown as Db,
-    catalogSlots,
+    catalogueDb: catalogueDb as unknown as Db,
+    catalogueSlots,
     kind: 'postgres',
     migrate: () => migratePg(db, { migrationsFolder: migrationsDir }),
     withStartupLock,
@@ -233,7 +233,7 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: once(async () => {
-      await Promise.all([pool.end(), side.end(), catalogPool.end()]);
+      await Promise.all([pool.end(), side.end(), cataloguePool.end()]);
     }),
   };
 }

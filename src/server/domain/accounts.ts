@@ -12,7 +12,7 @@ import type { Db, Queryable, Tx } from '../db/client.js';
 import { passwordResetTokens, reviews, users } from '../db/schema.js';
 import { badRequest, forbidden, isUniqueViolation, notFound, unauthorized } from '../errors.js';
 import type { Notifications } from '../mail/notifications.js';
-import type { CatalogChanges } from './catalog-changes.js';
+import type { CatalogueChanges } from './catalogue-changes.js';
 import type { Passwords } from './passwords.js';
 import { deleteUserSessions, hashToken, randomToken, type SessionUser } from './sessions.js';
 
@@ -231,7 +231,7 @@ export async function adminUpdateUser(
   return toPublicUser(row);
 }
 
-export async function deleteUser(db: Db, changes: CatalogChanges, actor: SessionUser, id: string): Promise<void> {
+export async function deleteUser(db: Db, changes: CatalogueChanges, actor: SessionUser, id: string): Promise<void> {
   if (actor.id === id) throw badRequest('You cannot delete your own account');
   const reviewed = await db.transaction(async (tx) => {
     const admins = await lockAdmins(tx);

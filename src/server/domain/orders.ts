@@ -17,7 +17,7 @@ import { containing, startingWith } from '../db/like.js';
 import { orderItems, orders, products, users } from '../db/schema.js';
 import { badRequest, isUniqueViolation, notFound } from '../errors.js';
 import type { Notifications } from '../mail/notifications.js';
-import type { CatalogChanges } from './catalog-changes.js';
+import type { CatalogueChanges } from './catalogue-changes.js';
 import { drawOrderNumber } from './order-number.js';
 import { assertOrderHasNoPayments } from './payments/ledger.js';
 import type { SessionUser } from './sessions.js';
@@ -195,7 +195,7 @@ async function orderPlacedWithKey(db: Queryable, userId: string, idempotencyKey:
  */
 export async function placeOrder(
   db: Db,
-  changes: CatalogChanges,
+  changes: CatalogueChanges,
   customer: SessionUser,
   body: CreateOrderBody,
   notify: Notifications,
@@ -220,7 +220,7 @@ export async function placeOrder(
 
 async function placeNewOrder(
   db: Db,
-  changes: CatalogChanges,
+  changes: CatalogueChanges,
   customer: SessionUser,
   body: CreateOrderBody,
   notify: Notifications,
@@ -408,7 +408,7 @@ export async function listOrdersPage(db: Db, query: OrderListQuery): Promise<Ord
  * Deleting an order that has not been delivered puts its units back on the shelf. An order any
  * M-Pesa payment names is refused (409): the ledger keeps every shilling and what it paid.
  */
-export async function deleteOrder(db: Db, changes: CatalogChanges, id: string): Promise<void> {
+export async function deleteOrder(db: Db, changes: CatalogueChanges, id: string): Promise<void> {
   const restocked = await db.transaction(async (tx) => {
     const [order] = await tx.select({ isDelivered: orders.isDelivered }).from(orders).where(eq(orders.id, id)).for('update');
     if (!order) throw notFound(ORDER_NOT_FOUND);

@@ -3,7 +3,7 @@ import type { ReviewBody } from '../../shared/schemas/products.js';
 import type { Db, Tx } from '../db/client.js';
 import { products, reviews } from '../db/schema.js';
 import { badRequest, forbidden, isUniqueViolation, notFound } from '../errors.js';
-import type { CatalogChanges } from './catalog-changes.js';
+import type { CatalogueChanges } from './catalogue-changes.js';
 import type { SessionUser } from './sessions.js';
 
 /** The product's rating is the mean of its reviews, kept beside the count for listing and sorting. */
@@ -19,7 +19,7 @@ async function recomputeRating(tx: Tx, productId: string): Promise<void> {
 
 export async function addReview(
   db: Db,
-  changes: CatalogChanges,
+  changes: CatalogueChanges,
   productId: string,
   author: SessionUser,
   body: ReviewBody,
@@ -59,7 +59,7 @@ export async function addReview(
 /** Only the review's author or an admin may delete it. */
 export async function deleteReview(
   db: Db,
-  changes: CatalogChanges,
+  changes: CatalogueChanges,
   productId: string,
   reviewId: string,
   actor: SessionUser,

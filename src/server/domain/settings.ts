@@ -4,7 +4,7 @@ import type { PricingSettings } from '../../shared/pricing.js';
 import type { PublicSettings, SettingsUpdateBody, ShopSettings } from '../../shared/schemas/settings.js';
 import type { Db, Queryable } from '../db/client.js';
 import { shopSettings } from '../db/schema.js';
-import type { CatalogChanges } from './catalog-changes.js';
+import type { CatalogueChanges } from './catalogue-changes.js';
 
 /**
  * The merchant's settings (docs/settings.md): one row, made with the defaults at start-up
@@ -68,7 +68,7 @@ export function publicSettingsOf(settings: ShopSettings): PublicSettings {
  * figures they were priced with: nothing here touches them. Every instance's cache learns of the
  * change through the catalogue's feed, after the write has committed.
  */
-export async function updateSettings(db: Db, changes: CatalogChanges, body: SettingsUpdateBody): Promise<ShopSettings> {
+export async function updateSettings(db: Db, changes: CatalogueChanges, body: SettingsUpdateBody): Promise<ShopSettings> {
   const [row] = await db
     .update(shopSettings)
     .set({

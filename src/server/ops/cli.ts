@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { catalogVersionFor } from '../cache/catalog-feed.js';
+import { catalogueVersionFor } from '../cache/catalogue-feed.js';
 import { type AppConfig, loadConfig } from '../config.js';
 import { openDatabase } from '../db/client.js';
 import { redactUrl, type Target } from './connection.js';
@@ -50,7 +50,7 @@ async function announceCatalogueReplaced(config: AppConfig): Promise<void> {
     const failed = (error: unknown) => {
       throw error;
     };
-    await catalogVersionFor(database, redis, config.redisKeyPrefix, failed).record({
+    await catalogueVersionFor(database, redis, config.redisKeyPrefix, failed).record({
       products: [],
       listing: true,
       everything: true,

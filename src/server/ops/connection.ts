@@ -7,7 +7,7 @@ import { pgliteStartParams } from '../db/client.js';
 import { OpsError } from './errors.js';
 
 /**
- * One plain connection to the shop's database, below drizzle: the transfer reads the catalog,
+ * One plain connection to the shop's database, below drizzle: the transfer reads the system catalogue,
  * runs cursors and bulk inserts with array rows, none of which the ORM helps with.
  */
 export interface RawConnection {

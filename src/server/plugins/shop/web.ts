@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { RenderFirstScreen } from '../../../shared/initial-data.js';
 import { SEARCH_FORM, searchAddress } from '../../../shared/routes.js';
-import type { CatalogAnswers } from '../../cache/catalog-answers.js';
+import type { CatalogueAnswers } from '../../cache/catalogue-answers.js';
 import { isNotModified, sendConditional } from '../../http/conditional.js';
 import { SESSION_COOKIE } from './sessions.js';
 import { type BuildFiles, buildFilesOf, indexHtml } from './web/build-files.js';
@@ -29,13 +29,13 @@ interface WebAppOptions {
   webDir: string;
   apiNotFound: (request: FastifyRequest, reply: FastifyReply) => unknown;
   /** The catalogue's answers, the same (and from the same cache) as the API's. */
-  answers: CatalogAnswers;
+  answers: CatalogueAnswers;
 }
 
 /** What serving the app's pages needs: the build's files, the catalogue, the renderer and the pages made. */
 interface PageServer {
   files: BuildFiles;
-  answers: CatalogAnswers;
+  answers: CatalogueAnswers;
   renderer: RenderFirstScreen | undefined;
   cache: PageCache;
 }

@@ -6,7 +6,7 @@ import { createOrderBody, order, orderListQuery, orderPage, placeOrderHeaders } 
 import { paymentStatus, simulatePaybillBody, stkPushBody, stkPushResponse } from '../../../shared/schemas/payments.js';
 import type { RateLimitRule } from '../../config.js';
 import type { Db } from '../../db/client.js';
-import type { CatalogChanges } from '../../domain/catalog-changes.js';
+import type { CatalogueChanges } from '../../domain/catalogue-changes.js';
 import {
   deleteOrder,
   getOrderFor,
@@ -38,7 +38,7 @@ const paymentErrors = {
   503: errorBody,
 };
 
-const orderRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; notify: Notifications }> = async (
+const orderRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogueChanges; notify: Notifications }> = async (
   app,
   { db, changes, notify },
 ) => {

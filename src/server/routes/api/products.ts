@@ -13,12 +13,11 @@ import {
   reviewParams,
   storefrontListQuery,
 } from '../../../shared/schemas/products.js';
-import type { CatalogAnswers } from '../../cache/catalog-answers.js';
-import type { CachedAnswer } from '../../cache/catalog-cache.js';
+import type { CatalogueAnswers } from '../../cache/catalogue-answers.js';
+import type { CachedAnswer } from '../../cache/catalogue-cache.js';
 import type { Db } from '../../db/client.js';
-import { getAdminProductDetail } from '../../domain/admin-catalog.js';
-import { createSampleProduct, deleteProduct, updateProduct } from '../../domain/catalog.js';
-import type { CatalogChanges } from '../../domain/catalog-changes.js';
+import { createSampleProduct, deleteProduct, getAdminProductDetail, updateProduct } from '../../domain/admin-catalogue.js';
+import type { CatalogueChanges } from '../../domain/catalogue-changes.js';
 import { addReview, deleteReview } from '../../domain/reviews.js';
 import { AppError } from '../../errors.js';
 import { sendConditional } from '../../http/conditional.js';
@@ -40,12 +39,24 @@ function sendCached(request: FastifyRequest, reply: FastifyReply, answer: Cached
 /** Public, cacheable answers: no cookie handed out with them (see plugins/shop/xsrf.ts). */
 const PUBLIC_ANSWER = { xsrfCookie: false } as const;
 
-const productRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; answers: CatalogAnswers }> = async (
-  app,
-  { db, changes, answers },
-) => {
-  await acceptFormBodies(app);
+interface ProductRouteOptions {
+  db: Db;
+  changes: CatalogueChanges;
+  answers: CatalogueAnswers;
+}
 
+/** The products and their reviews: the storefront's reads, the admin's edits, the shoppers' reviews. */
+const productRoutes: FastifyPluginAsyncZod<ProductRouteOptions> = async (app, options) => {
+  await acceptFormBodies(app);
+  await storefrontRoutes(app, options);
+  await productEditRoutes(app, options);
+  await reviewRoutes(app, options);
+};
+
+export default productRoutes;
+
+/** The storefront's reads, answered from the catalogue cache (a draft only to an admin). */
+const storefrontRoutes: FastifyPluginAsyncZod<ProductRouteOptions> = async (app, { db, answers }) => {
   app.get('/api/products', {
     config: PUBLIC_ANSWER,
     schema: {
@@ -101,7 +112,10 @@ const productRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; an
       }
     },
   });
+};
 
+/** The admin's product edits: create a draft, update it, delete a product. */
+const productEditRoutes: FastifyPluginAsyncZod<ProductRouteOptions> = async (app, { db, changes }) => {
   app.post('/api/products', {
     onRequest: app.requireAdmin,
     schema: {
@@ -132,7 +146,10 @@ const productRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; an
       return { msg: 'Product deleted' };
     },
   });
+};
 
+/** A shopper's review of a product, and its deletion by its author or an admin. */
+const reviewRoutes: FastifyPluginAsyncZod<ProductRouteOptions> = async (app, { db, changes }) => {
   app.post('/api/products/:id/reviews', {
     onRequest: app.requireUser,
     schema: {
@@ -162,5 +179,3 @@ const productRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; an
     },
   });
 };
-
-export default productRoutes;

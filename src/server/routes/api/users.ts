@@ -29,7 +29,7 @@ import {
   toPublicUser,
   updateProfile,
 } from '../../domain/accounts.js';
-import type { CatalogChanges } from '../../domain/catalog-changes.js';
+import type { CatalogueChanges } from '../../domain/catalogue-changes.js';
 import type { Passwords } from '../../domain/passwords.js';
 import type { Notifications } from '../../mail/notifications.js';
 import { acceptFormBodies } from '../../plugins/packages/form-bodies.js';
@@ -47,16 +47,27 @@ function limit(rule: { max: number; windowMs: number }) {
   return { rateLimit: { max: rule.max, timeWindow: rule.windowMs } };
 }
 
-const userRoutes: FastifyPluginAsyncZod<{
+interface UserRouteOptions {
   db: Db;
-  changes: CatalogChanges;
+  changes: CatalogueChanges;
   config: AppConfig;
   notify: Notifications;
   passwords: Passwords;
-}> = async (app, opts) => {
-  const { db, changes, config, notify, passwords } = opts;
-  await acceptFormBodies(app);
+}
 
+/** Accounts: signing up, in and out, resetting a password, one's own profile, and the admin's users. */
+const userRoutes: FastifyPluginAsyncZod<UserRouteOptions> = async (app, options) => {
+  await acceptFormBodies(app);
+  await signInRoutes(app, options);
+  await passwordResetRoutes(app, options);
+  await profileRoutes(app, options);
+  await userAdminRoutes(app, options);
+};
+
+export default userRoutes;
+
+/** Signing up (which signs in), signing in within the sign-in limit, and signing out. */
+const signInRoutes: FastifyPluginAsyncZod<UserRouteOptions> = async (app, { db, config, notify, passwords }) => {
   app.post('/api/users', {
     config: limit(config.rateLimits.register),
     schema: { tags, summary: 'Sign up; answers signed in', body: registerBody, response: { 201: publicUser, ...errors } },
@@ -98,7 +109,10 @@ const userRoutes: FastifyPluginAsyncZod<{
       return { msg: 'Logged out successfully' };
     },
   });
+};
 
+/** A password reset by a link sent by mail. */
+const passwordResetRoutes: FastifyPluginAsyncZod<UserRouteOptions> = async (app, { db, config, notify, passwords }) => {
   app.post('/api/users/forgot-password', {
     config: limit(config.rateLimits.forgotPassword),
     schema: {
@@ -131,7 +145,10 @@ const userRoutes: FastifyPluginAsyncZod<{
       return { msg: 'Your password has been reset. Please sign in with your new password.' };
     },
   });
+};
 
+/** The signed-in user's own profile. */
+const profileRoutes: FastifyPluginAsyncZod<UserRouteOptions> = async (app, { db, config, notify, passwords }) => {
   app.get('/api/users/profile', {
     onRequest: app.requireUser,
     schema: { tags, summary: 'The signed-in user', response: { 200: publicUser, ...errors } },
@@ -158,7 +175,10 @@ const userRoutes: FastifyPluginAsyncZod<{
     handler: (request) =>
       updateProfile(db, passwords, notify, currentUser(request), request.body, request.cookies[SESSION_COOKIE] ?? ''),
   });
+};
 
+/** The users as the admin manages them (and one's own account by its id). */
+const userAdminRoutes: FastifyPluginAsyncZod<UserRouteOptions> = async (app, { db, changes, notify, passwords }) => {
   app.get('/api/users', {
     onRequest: app.requireAdmin,
     schema: {
@@ -208,5 +228,3 @@ const userRoutes: FastifyPluginAsyncZod<{
     },
   });
 };
-
-export default userRoutes;

@@ -4,8 +4,8 @@ import { DETAIL_PHOTO_SIZES } from '../../../../shared/photo-sizes.js';
 import { matchRoute, ROUTES, type RouteId } from '../../../../shared/routes.js';
 import { idParams } from '../../../../shared/schemas/common.js';
 import type { CategoryCount, Product, ProductDetail, ProductPage } from '../../../../shared/schemas/products.js';
-import type { CatalogAnswers } from '../../../cache/catalog-answers.js';
-import type { CachedAnswer } from '../../../cache/catalog-cache.js';
+import type { CatalogueAnswers } from '../../../cache/catalogue-answers.js';
+import type { CachedAnswer } from '../../../cache/catalogue-cache.js';
 import { AppError } from '../../../errors.js';
 import { type BuildFiles, buildKey } from './build-files.js';
 import { dataBlock, homeData, photoPreload } from './page-html.js';
@@ -42,7 +42,7 @@ export async function answer(get: () => Promise<CachedAnswer>): Promise<CachedAn
 const parse = <T>(cached: CachedAnswer) => JSON.parse(cached.body) as T;
 
 /** The home page's plan: its listing, top products and categories. */
-async function homePlan(answers: CatalogAnswers, pathname: string, build: string): Promise<PagePlan> {
+async function homePlan(answers: CatalogueAnswers, pathname: string, build: string): Promise<PagePlan> {
   const [products, top, categories] = await Promise.all([
     answer(() => answers.page({ page: 1, keyword: '' })),
     answer(() => answers.top()),
@@ -64,7 +64,7 @@ async function homePlan(answers: CatalogAnswers, pathname: string, build: string
 
 /** A product page's plan: the product's detail and a preload of its photo, or nothing for no such product. */
 async function productPlan(
-  answers: CatalogAnswers,
+  answers: CatalogueAnswers,
   pathname: string,
   route: RouteId | undefined,
   build: string,
@@ -82,7 +82,7 @@ async function productPlan(
   };
 }
 
-export async function pagePlan(files: BuildFiles, answers: CatalogAnswers, pathname: string): Promise<PagePlan> {
+export async function pagePlan(files: BuildFiles, answers: CatalogueAnswers, pathname: string): Promise<PagePlan> {
   const build = buildKey(files);
   const matched = matchRoute(pathname);
   const route = matched?.id;

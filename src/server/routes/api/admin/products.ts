@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorBody } from '../../../../shared/schemas/common.js';
 import { adminProductPage, productListQuery } from '../../../../shared/schemas/products.js';
 import type { Db } from '../../../db/client.js';
-import { listAdminProducts } from '../../../domain/admin-catalog.js';
+import { listAdminProducts } from '../../../domain/admin-catalogue.js';
 
 const tags = ['products'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody };

@@ -3,13 +3,13 @@ import { errorBody } from '../../../../shared/schemas/common.js';
 import { settingsUpdateBody, shopSettings } from '../../../../shared/schemas/settings.js';
 import type { SettingsCache } from '../../../cache/settings-cache.js';
 import type { Db } from '../../../db/client.js';
-import type { CatalogChanges } from '../../../domain/catalog-changes.js';
+import type { CatalogueChanges } from '../../../domain/catalogue-changes.js';
 import { updateSettings } from '../../../domain/settings.js';
 
 const adminErrors = { 400: errorBody, 401: errorBody, 403: errorBody };
 
 /** The merchant's settings (docs/settings.md), all of them, for admins: to read and to change. */
-const adminSettingsRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogChanges; settings: SettingsCache }> = async (
+const adminSettingsRoutes: FastifyPluginAsyncZod<{ db: Db; changes: CatalogueChanges; settings: SettingsCache }> = async (
   app,
   { db, changes, settings },
 ) => {

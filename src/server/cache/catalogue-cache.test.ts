@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { bounded } from './bounded.js';
-import { CatalogCache } from './catalog-cache.js';
-import { type CatalogVersion, coalesced, type FeedRead, localVersion, type SharedFeed, sharedVersion } from './catalog-feed.js';
+import { CatalogueCache } from './catalogue-cache.js';
+import {
+  type CatalogueVersion,
+  coalesced,
+  type FeedRead,
+  localVersion,
+  type SharedFeed,
+  sharedVersion,
+} from './catalogue-feed.js';
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -99,7 +106,7 @@ describe('catalogue versions', () => {
     ['in one process (PGlite)', () => localVersion()],
     ['shared through a feed', () => sharedVersion(memoryFeed().feed, never)],
   ])('%s: an order moves its products only; an edit moves the product and the lists', async (_title, make) => {
-    const version: CatalogVersion = make();
+    const version: CatalogueVersion = make();
     const before = await version.current();
     const [listing, a, b] = [before.listing, before.product('a'), before.product('b')];
     await version.record({ products: ['a'], listing: false });
@@ -148,7 +155,7 @@ describe('catalogue versions', () => {
     ['in one process (PGlite)', () => localVersion()],
     ['shared through a feed', () => sharedVersion(memoryFeed().feed, never)],
   ])('%s: a settings change moves the settings version only, and an import moves it too', async (_title, make) => {
-    const version: CatalogVersion = make();
+    const version: CatalogueVersion = make();
     const before = await version.current();
     const [listing, a, settings] = [before.listing, before.product('a'), before.settings];
     await version.record({ products: ['a'], listing: true });
@@ -209,7 +216,7 @@ function controlledCompute<T>(value: T) {
 
 describe('single-flight misses', () => {
   const newCache = (computeSlots = 4) =>
-    new CatalogCache({
+    new CatalogueCache({
       version: localVersion(),
       computeSlots,
       onError: (error) => {

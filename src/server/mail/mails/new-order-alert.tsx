@@ -2,11 +2,11 @@ import { nairobiDay } from '../../../shared/dates.js';
 import { formatKsh } from '../../../shared/money.js';
 import type { Order } from '../../../shared/schemas/orders.js';
 import { Button, Heading, Link, Muted, PairsTable, Panel, Para, Subheading } from '../components/blocks.js';
-import { Layout, renderMail } from '../components/Layout.js';
+import { Layout, renderMail } from '../components/layout.js';
 import { ACCENT } from '../components/theme.js';
 import type { MailMessage } from '../mailer.js';
 import { addressRows, baseUrl, merchantAlertReason, orderUrl, type Pairs, textFooter, textItems, textPairs } from './facts.js';
-import { AddressPanel, ItemsTable, SummaryTable } from './OrderTables.js';
+import { AddressPanel, ItemsTable, SummaryTable } from './order-tables.js';
 
 // Merchant alerts go to the settings' alert address, about the shop rather than one shopper.
 

@@ -5,7 +5,7 @@ import { quoteIdent, type RawConnection } from './connection.js';
 import { OpsError } from './errors.js';
 
 /**
- * What the shop's database holds, read from PostgreSQL's own catalog rather than from a list in
+ * What the shop's database holds, read from PostgreSQL's own system catalogue (pg_catalog) rather than from a list in
  * the code, so a table a later migration adds is transferred without anyone touching this file.
  */
 

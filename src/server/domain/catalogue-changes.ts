@@ -4,7 +4,7 @@
  * its transaction has committed and before it returns, so the report can never come from a write
  * that failed or was refused, and no caller (a route, a job, the CLI) can forget it.
  */
-export interface CatalogChange {
+export interface CatalogueChange {
   /** The products whose own answers changed: price, stock, rating, reviews, anything shown of them. */
   products: readonly string[];
   /**
@@ -21,7 +21,7 @@ export interface CatalogChange {
   settings?: boolean;
 }
 
-export interface CatalogChanges {
+export interface CatalogueChanges {
   /** Call only after the write's transaction has committed. */
-  committed(change: CatalogChange): Promise<void>;
+  committed(change: CatalogueChange): Promise<void>;
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
 import { type Database, type Db, queryRows } from '../db/client.js';
-import type { CatalogChange } from '../domain/catalog-changes.js';
+import type { CatalogueChange } from '../domain/catalogue-changes.js';
 
 /**
  * The catalogue's versions, as one instance knows them. Cached answers are stored under the
@@ -12,7 +12,7 @@ import type { CatalogChange } from '../domain/catalog-changes.js';
  * So an order, which changes stock only, makes readers re-read the products it touched, and
  * keeps every listing page and search.
  */
-export interface CatalogState {
+export interface CatalogueState {
   listing: string;
   product(id: string): string;
   /** The shop's settings (cache/settings-cache.ts): changes with every settings write. */
@@ -21,15 +21,15 @@ export interface CatalogState {
   moves(): number;
 }
 
-export interface CatalogVersion {
+export interface CatalogueVersion {
   /** The versions as of now: they include every change recorded before this call began. */
-  current(): Promise<CatalogState>;
+  current(): Promise<CatalogueState>;
   /** Records a committed change, for this instance and every other. */
-  record(change: CatalogChange): Promise<void>;
+  record(change: CatalogueChange): Promise<void>;
 }
 
 /** One line of the feed: what changed, as the writers record it. */
-function encode(change: CatalogChange): string {
+function encode(change: CatalogueChange): string {
   const parts = [...change.products];
   if (change.listing) parts.push('listing');
   if (change.everything) parts.push('everything');
@@ -72,7 +72,7 @@ class Versions {
     this.moved += 1;
   }
 
-  state(): CatalogState {
+  state(): CatalogueState {
     // Read when asked, not copied: a version only moves forward, and an answer is stored under the
     // version read before it was computed, so reading a newer one can only cause a miss.
     return {
@@ -85,7 +85,7 @@ class Versions {
 }
 
 /** PGlite: the database belongs to this one process, so its own record of changes is exact. */
-export function localVersion(): CatalogVersion {
+export function localVersion(): CatalogueVersion {
   const versions = new Versions();
   return {
     current: async () => versions.state(),
@@ -119,7 +119,7 @@ const FEED_KEEP = 4096;
  * feed, reading only what changed since its last read. Reads are coalesced (see `coalesced`): one
  * round trip serves every request that arrived while the previous one was under way.
  */
-export function sharedVersion(feed: SharedFeed, onError: (error: unknown, what: string) => void): CatalogVersion {
+export function sharedVersion(feed: SharedFeed, onError: (error: unknown, what: string) => void): CatalogueVersion {
   const versions = new Versions();
   let epoch: string | undefined;
   const sync = coalesced(async () => {
@@ -261,12 +261,12 @@ export function coalesced<T>(read: () => Promise<T>): () => Promise<T> {
 }
 
 /** Where the catalogue cache learns of changes made by any instance of the shop. */
-export function catalogVersionFor(
+export function catalogueVersionFor(
   database: Database,
   redis: Redis | undefined,
   prefix: string,
   onError: (error: unknown, what: string) => void,
-): CatalogVersion {
+): CatalogueVersion {
   if (database.kind === 'pglite') return localVersion();
   return sharedVersion(redis ? redisFeed(redis, prefix) : postgresFeed(database.db, database.sideDb), onError);
 }

@@ -3,11 +3,11 @@ import { nairobiDay } from '../../../shared/dates.js';
 import { formatKsh } from '../../../shared/money.js';
 import type { Order } from '../../../shared/schemas/orders.js';
 import { Button, Heading, LayoutTable, Muted, Notice, Para, ROW_CELL, RowsTable, Subheading } from '../components/blocks.js';
-import { Layout, renderMail } from '../components/Layout.js';
+import { Layout, renderMail } from '../components/layout.js';
 import { ACCENT, FONT, TEXT } from '../components/theme.js';
 import type { MailMessage } from '../mailer.js';
 import { baseUrl, customerOf, orderUrl, productUrl, textFooter } from './facts.js';
-import { ItemName } from './OrderTables.js';
+import { ItemName } from './order-tables.js';
 
 /** What arrived: each item with its quantity, and a link to review it while its product exists. */
 function DeliveredItems({ order, shopUrl }: { order: Order; shopUrl: string }) {

@@ -1,6 +1,6 @@
 import type { Order } from '../../../shared/schemas/orders.js';
 import { Heading, Link, Muted, Para, ROW_CELL, RowsTable } from '../components/blocks.js';
-import { Layout, renderMail } from '../components/Layout.js';
+import { Layout, renderMail } from '../components/layout.js';
 import { DANGER, TEXT } from '../components/theme.js';
 import type { MailMessage } from '../mailer.js';
 import { baseUrl, merchantAlertReason, textFooter } from './facts.js';

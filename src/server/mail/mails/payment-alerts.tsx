@@ -2,7 +2,7 @@ import { formatKsh } from '../../../shared/money.js';
 import { EXCEPTION_REASON } from '../../../shared/payment-exceptions.js';
 import type { PaymentException } from '../../../shared/schemas/payments.js';
 import { Button, Heading, Muted, Notice, PairsTable, Para } from '../components/blocks.js';
-import { Layout, renderMail } from '../components/Layout.js';
+import { Layout, renderMail } from '../components/layout.js';
 import { DANGER } from '../components/theme.js';
 import type { MailMessage } from '../mailer.js';
 import { baseUrl, merchantAlertReason, type Pairs, textFooter, textPairs } from './facts.js';

@@ -1,17 +1,17 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { CatalogChange, CatalogChanges } from '../domain/catalog-changes.js';
+import type { CatalogueChange, CatalogueChanges } from '../domain/catalogue-changes.js';
 import { type Bounded, bounded } from './bounded.js';
-import type { CatalogState, CatalogVersion } from './catalog-feed.js';
+import type { CatalogueState, CatalogueVersion } from './catalogue-feed.js';
 
 /**
  * The catalogue's answers (listing pages, searches, top products, product details) are read far
  * more often than the catalogue changes, so each instance keeps them in memory.
  *
- * Everything cached is stored under the version it was computed at (see catalog-feed.ts), read
+ * Everything cached is stored under the version it was computed at (see catalogue-feed.ts), read
  * before it was computed, and served only while that is still the current version. Every request
  * reads the current versions; every domain write that changes an answer records what it changed
- * after its transaction commits and before it returns (see domain/catalog-changes.ts). So a
+ * after its transaction commits and before it returns (see domain/catalogue-changes.ts). So a
  * request that starts after a write has answered can never be served from before it, on this
  * instance or any other: a stale price or stock count is impossible, not just unlikely. A request
  * that is refused or fails commits nothing and changes no version. If the versions cannot be
@@ -33,24 +33,24 @@ interface Entry {
 /** At most this much per instance (serialised JSON, roughly); the least recently used go first. */
 const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
 
-export interface CatalogCacheOptions {
-  version: CatalogVersion;
+export interface CatalogueCacheOptions {
+  version: CatalogueVersion;
   onError: (error: unknown, what: string) => void;
   /** How many misses may be computed at once: the share of the database the catalogue may take. */
   computeSlots: number;
   maxBytes?: number;
 }
 
-export class CatalogCache implements CatalogChanges {
+export class CatalogueCache implements CatalogueChanges {
   private readonly entries: LRUCache<string, Entry>;
   /** Misses being computed, by version and key: later requests for the same one wait for it. */
   private readonly computing = new Map<string, Promise<unknown>>();
-  private readonly version: CatalogVersion;
+  private readonly version: CatalogueVersion;
   private readonly onError: (error: unknown, what: string) => void;
   /** Runs a database read within the catalogue's share of the connections. */
   readonly slot: Bounded;
 
-  constructor(options: CatalogCacheOptions) {
+  constructor(options: CatalogueCacheOptions) {
     this.version = options.version;
     this.onError = options.onError;
     this.slot = bounded(options.computeSlots);
@@ -61,7 +61,7 @@ export class CatalogCache implements CatalogChanges {
   }
 
   /** The current versions; undefined when they cannot be read (then the cache must not be used). */
-  async state(): Promise<CatalogState | undefined> {
+  async state(): Promise<CatalogueState | undefined> {
     try {
       return await this.version.current();
     } catch (error) {
@@ -100,7 +100,7 @@ export class CatalogCache implements CatalogChanges {
     return computed;
   }
 
-  async committed(change: CatalogChange): Promise<void> {
+  async committed(change: CatalogueChange): Promise<void> {
     try {
       await this.version.record(change);
     } catch (error) {

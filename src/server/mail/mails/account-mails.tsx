@@ -1,6 +1,6 @@
 import { SHOP_NAME } from '../../../shared/constants.js';
 import { Button, Heading, Link, Para } from '../components/blocks.js';
-import { Layout, renderMail } from '../components/Layout.js';
+import { Layout, renderMail } from '../components/layout.js';
 import type { MailMessage } from '../mailer.js';
 import { baseUrl, textFooter } from './facts.js';
 

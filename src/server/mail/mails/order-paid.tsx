@@ -3,7 +3,7 @@ import { nairobiDay } from '../../../shared/dates.js';
 import { formatKsh } from '../../../shared/money.js';
 import type { Order } from '../../../shared/schemas/orders.js';
 import { Button, Heading, Muted, PairsTable, Panel, Para } from '../components/blocks.js';
-import { Layout, renderMail } from '../components/Layout.js';
+import { Layout, renderMail } from '../components/layout.js';
 import { ACCENT } from '../components/theme.js';
 import type { MailMessage } from '../mailer.js';
 import { baseUrl, customerOf, orderUrl, type Pairs, textFooter, textPairs } from './facts.js';

@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG_STATEMENT_TIMEOUT_MS, queryRows } from '../../src/server/db/client.js';
-import { updateProduct } from '../../src/server/domain/catalog.js';
+import { updateProduct } from '../../src/server/domain/admin-catalogue.js';
 import { dbQueries } from '../../src/server/metrics.js';
 import { exportShop } from '../../src/server/ops/transfer.js';
 import { projectRoot } from '../../src/server/paths.js';
@@ -159,7 +159,7 @@ describe(`catalogue answers are cached but never stale (${DATABASE})`, () => {
     const unknownId = '00000000-0000-4000-8000-000000000000';
     const line = [{ _id: product._id, qty: 1 }];
     const versions = async () => {
-      const state = await shop.catalogVersion.current();
+      const state = await shop.catalogueVersion.current();
       return { listing: state.listing, product: state.product(product._id), other: state.product(unknownId) };
     };
     const before = await versions();
@@ -222,7 +222,7 @@ describe(`catalogue answers are cached but never stale (${DATABASE})`, () => {
 
   it('catalogue reads give up after a statement timeout (PostgreSQL)', async () => {
     if (shop.database.kind !== 'postgres') return;
-    const [row] = await queryRows<{ statement_timeout: string }>(shop.database.catalogDb, sql`SHOW statement_timeout`);
+    const [row] = await queryRows<{ statement_timeout: string }>(shop.database.catalogueDb, sql`SHOW statement_timeout`);
     expect(row?.statement_timeout).toBe(`${CATALOG_STATEMENT_TIMEOUT_MS / 1000}s`);
     // Orders and the rest of the shop keep PostgreSQL's own setting.
     const [other] = await queryRows<{ statement_timeout: string }>(shop.database.db, sql`SHOW statement_timeout`);
@@ -363,7 +363,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('on PostgreSQL', () => {
       for (let round = 1; round <= 5; round += 1) {
         await seenEverywhere(elsewhere, product);
         const price = 3000 + round;
-        await updateProduct(first.database.db, first.catalogChanges, product._id, { price, countInStock: round });
+        await updateProduct(first.database.db, first.catalogueChanges, product._id, { price, countInStock: round });
         const seen = await seenEverywhere(elsewhere, product);
         expect(seen.detail).toMatchObject({ price, stock: round });
         expect(seen.search).toEqual({ price, stock: round, reviews: [] });

@@ -4,7 +4,7 @@ import { formatKsh } from '../../../shared/money.js';
 import type { Order } from '../../../shared/schemas/orders.js';
 import type { LipaNaMpesa } from '../../payments/lipa-na-mpesa.js';
 import { Button, Heading, Link, Muted, Notice, PairsTable, Panel, Para, Subheading } from '../components/blocks.js';
-import { Layout, renderMail } from '../components/Layout.js';
+import { Layout, renderMail } from '../components/layout.js';
 import { ACCENT, LABEL } from '../components/theme.js';
 import type { MailMessage } from '../mailer.js';
 import {
@@ -19,7 +19,7 @@ import {
   textItems,
   textPairs,
 } from './facts.js';
-import { AddressPanel, ItemsTable, SummaryTable } from './OrderTables.js';
+import { AddressPanel, ItemsTable, SummaryTable } from './order-tables.js';
 
 /** The Paybill or Till lines of the placed mail: the fallback when the prompt does not come. */
 function lipaNaMpesaRows(order: Order, shop: LipaNaMpesa, amount: string): Pairs {
