@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { sql } from 'drizzle-orm';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CATALOG_STATEMENT_TIMEOUT_MS, queryRows } from '../../src/server/db/client.js';
+import { CATALOGUE_STATEMENT_TIMEOUT_MS, queryRows } from '../../src/server/db/client.js';
 import { updateProduct } from '../../src/server/domain/admin-catalogue.js';
 import { dbQueries } from '../../src/server/metrics.js';
 import { exportShop } from '../../src/server/ops/transfer.js';
@@ -223,7 +223,7 @@ describe(`catalogue answers are cached but never stale (${DATABASE})`, () => {
   it('catalogue reads give up after a statement timeout (PostgreSQL)', async () => {
     if (shop.database.kind !== 'postgres') return;
     const [row] = await queryRows<{ statement_timeout: string }>(shop.database.catalogueDb, sql`SHOW statement_timeout`);
-    expect(row?.statement_timeout).toBe(`${CATALOG_STATEMENT_TIMEOUT_MS / 1000}s`);
+    expect(row?.statement_timeout).toBe(`${CATALOGUE_STATEMENT_TIMEOUT_MS / 1000}s`);
     // Orders and the rest of the shop keep PostgreSQL's own setting.
     const [other] = await queryRows<{ statement_timeout: string }>(shop.database.db, sql`SHOW statement_timeout`);
     expect(other?.statement_timeout).not.toBe(row?.statement_timeout);

@@ -207,7 +207,7 @@ export async function buildShop(shop: OpsShop, size: ShopSize): Promise<BuiltSho
  * Every row of every table of the shop, each table's rows in primary-key order, read as
  * PostgreSQL's jsonb of the whole row (generated columns included, timestamps to the microsecond,
  * numerics exact, bytea as hex). Independent of the export's own reading of the system
- * catalogue (ops/catalogue.ts).
+ * catalogue (ops/database-contents.ts).
  */
 export async function snapshot(target: Target): Promise<Record<string, unknown[]>> {
   const conn = await connect(target);

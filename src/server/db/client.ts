@@ -32,7 +32,7 @@ export interface Database {
   /**
    * Where the catalogue's cache misses are read (searches, listing pages, product answers): on
    * PostgreSQL a pool of its own, `catalogueSlots` connections (half the main pool's size), whose
-   * statements give up after CATALOG_STATEMENT_TIMEOUT_MS, so however many uncached searches
+   * statements give up after CATALOGUE_STATEMENT_TIMEOUT_MS, so however many uncached searches
    * arrive, orders, sign-ins and payments never wait for a connection behind them.
    * PGlite: the same one connection as `db`.
    */
@@ -77,7 +77,7 @@ const CONNECTION_OPTIONS = Object.entries(SETTINGS)
  * A catalogue read that takes longer than this is abandoned (the request answers 500, the next one
  * tries again): a pathological search must not hold a connection for long.
  */
-export const CATALOG_STATEMENT_TIMEOUT_MS = 5_000;
+export const CATALOGUE_STATEMENT_TIMEOUT_MS = 5_000;
 /** Arbitrary, fixed key of the advisory lock taken around migrations and seeding. */
 const STARTUP_LOCK_KEY = 724_193_001;
 
@@ -175,7 +175,7 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
     max: catalogueSlots,
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
-    options: `${CONNECTION_OPTIONS} -c statement_timeout=${CATALOG_STATEMENT_TIMEOUT_MS}`,
+    options: `${CONNECTION_OPTIONS} -c statement_timeout=${CATALOGUE_STATEMENT_TIMEOUT_MS}`,
   });
   cataloguePool.on('error', (error) => options.onPoolError?.(error));
   cataloguePool.on('connect', (client) => {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
+import { connect, pgliteDir, quoteIdent, type RawConnection, type Target } from './connection.js';
 import {
   lastAppliedMigration,
   latestKnownMigration,
@@ -12,8 +13,7 @@ import {
   listTables,
   type MigrationMark,
   type TableInfo,
-} from './catalogue.js';
-import { connect, pgliteDir, quoteIdent, type RawConnection, type Target } from './connection.js';
+} from './database-contents.js';
 import { OpsError } from './errors.js';
 import {
   BATCH_CHARS,

@@ -2,8 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { openDatabase } from '../db/client.js';
-import { BOOKKEEPING_SEQUENCES, lastAppliedMigration, listTables, type TableInfo } from './catalogue.js';
 import { assertPgliteNotInUse, connect, pgliteDir, quoteIdent, type RawConnection, type Target } from './connection.js';
+import { BOOKKEEPING_SEQUENCES, lastAppliedMigration, listTables, type TableInfo } from './database-contents.js';
 import { OpsError } from './errors.js';
 import { checkLine, damaged, isRecord, type NumberedLine, readLines } from './import-lines.js';
 import {
