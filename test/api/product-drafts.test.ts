@@ -169,3 +169,67 @@ describe('publishing a draft', () => {
     expect(stats?.counted).toBe(stats?.real);
   });
 });
+
+describe('GET /api/products to a signed-in admin (a client whose only product list it is)', () => {
+  type Listed = Product & { isDraft?: boolean };
+  const page = async (client: ApiClient, query = '') => {
+    const res = await client.get<{ products: Listed[]; count: number; pages: number }>(`/api/products${query}`);
+    expect(res.status).toBe(200);
+    return res;
+  };
+
+  it('puts the drafts, marked and newest first, on top of its first page, for that admin alone', async () => {
+    const older = await createDraft();
+    const newer = await createDraft();
+    const publicPage = await listing();
+
+    const answer = await page(admin, '?pageNumber=1&keyword=');
+    const drafts = answer.body.products.filter((p) => p.isDraft);
+    expect(drafts.map((p) => p._id).slice(0, 2)).toEqual([newer._id, older._id]);
+    // The drafts come first, then the storefront's page as everyone gets it; the count is the storefront's.
+    expect(answer.body.products.slice(0, drafts.length).every((p) => p.isDraft === true)).toBe(true);
+    expect(answer.body.products.slice(drafts.length)).toEqual(publicPage.products);
+    expect(answer.body.count).toBe(publicPage.count);
+    // It follows the session: no browser or shared cache keeps it, and no validator is offered.
+    expect(answer.headers.get('cache-control')).toBe('no-store');
+    expect(answer.headers.get('etag')).toBeNull();
+
+    // Guests and shoppers get the public answer, still cacheable, and never a draft.
+    for (const client of [shop.client(), shopper]) {
+      const other = await page(client, '?pageNumber=1&keyword=');
+      expect(other.body.products.map((p) => p._id)).not.toContain(newer._id);
+      expect(other.body.products.some((p) => 'isDraft' in p)).toBe(false);
+      expect(other.headers.get('cache-control')).toBe('no-cache');
+      expect(other.headers.get('etag')).toMatch(/^"/);
+    }
+  });
+
+  it('keeps the drafts off a later page, a search, a category and a price range', async () => {
+    const draft = await createDraft();
+    await Promise.all(
+      Array.from({ length: 13 }, (_, i) => createProduct(admin, { name: `Drafts paging ${i}`, category: 'Paging' })),
+    );
+    for (const query of ['?pageNumber=2', '?keyword=sample', '?category=Paging', '?minPrice=1']) {
+      const answer = await page(admin, query);
+      expect(
+        answer.body.products.map((p) => p._id),
+        query,
+      ).not.toContain(draft._id);
+      expect(answer.headers.get('etag'), query).toMatch(/^"/);
+    }
+  });
+
+  it('lists a published draft like any product, unmarked', async () => {
+    const draft = await createDraft();
+    const published = await admin.put<AdminProduct>(`/api/products/${draft._id}`, {
+      name: 'Sufuria Published',
+      price: 900,
+      image: '/images/hiking-backpack-40l.webp',
+    });
+    expect(published.body.isDraft).toBe(false);
+    const answer = await page(admin);
+    const listed = answer.body.products.filter((p) => p._id === draft._id);
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).not.toHaveProperty('isDraft');
+  });
+});

@@ -398,7 +398,11 @@ describe('the specification’s client against Duka, from a fresh session onward
     // Create Product: no payload; the answer is the product, opened for editing.
     const created = expectOk(await tab.post<ListedProduct>('/api/products'), 201);
     expect(created).toMatchObject({ ...cardShape, reviews: [] });
-    const editing = expectOk(await tab.get<ProductDetail>(`/api/products/${created._id}`));
+    // The client's product list is GET /api/products: the new product leads it, its Edit link
+    // taken from there (the client never opens a product by the id Create answered).
+    const list = expectOk(await tab.get<{ products: ListedProduct[] }>('/api/products?pageNumber=1&keyword='));
+    expect(list.products[0]).toMatchObject({ ...cardShape, _id: created._id, reviews: [] });
+    const editing = expectOk(await tab.get<ProductDetail>(`/api/products/${list.products[0]?._id}`));
 
     const photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#1e7b34' } })
       .png()

@@ -36,6 +36,24 @@ export async function listAdminProducts(db: Db, options: { page: number; keyword
   };
 }
 
+/** How many drafts an admin's first page of the storefront list shows on top: the newest. */
+export const DRAFTS_ON_TOP = 50;
+
+/**
+ * The newest drafts, for the top of an admin's first page of GET /api/products: a client whose
+ * only product list is that one (the specification's own) must see the product it just created
+ * to edit it (docs/product-drafts.md).
+ */
+export async function listDrafts(db: Db): Promise<AdminProduct[]> {
+  const rows = await db
+    .select({ ...listedColumns, isDraft: products.isDraft })
+    .from(products)
+    .where(eq(products.isDraft, true))
+    .orderBy(desc(products.createdAt), desc(products.id))
+    .limit(DRAFTS_ON_TOP);
+  return rows.map((row) => ({ ...toProductJson(row), isDraft: true }));
+}
+
 /** A product as its admin edit screen reads it, drafts included, with whether it is one. */
 export async function getAdminProductDetail(db: Db, id: string): Promise<ProductDetail & { isDraft: boolean }> {
   const detail = await getProductDetail(db, id, { withDrafts: true });

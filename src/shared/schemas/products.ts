@@ -67,6 +67,13 @@ export const productPage = z.object({
 });
 export type ProductPage = z.infer<typeof productPage>;
 
+/**
+ * GET /api/products as a signed-in admin gets its first page of the whole list: the drafts on top,
+ * marked, then the storefront's page (docs/product-drafts.md). Everyone else gets productPage.
+ */
+export const storefrontPage = productPage.extend({ products: z.array(product.extend({ isDraft: z.boolean().optional() })) });
+export type StorefrontPage = z.infer<typeof storefrontPage>;
+
 /** The admin's product list: every product, drafts too, newest first. */
 export const adminProductPage = z.object({
   products: z.array(adminProduct),

@@ -74,6 +74,8 @@ export const products = pgTable(
     index('products_category_rating_idx')
       .on(sql`lower(${t.category})`, t.rating.desc(), t.numReviews.desc(), t.createdAt.desc(), t.id.desc())
       .where(sql`${t.isDraft} = false`),
+    // The drafts an admin's first page of GET /api/products shows on top (domain/admin-catalogue.ts, listDrafts).
+    index('products_drafts_latest_idx').on(t.createdAt.desc(), t.id.desc()).where(sql`${t.isDraft}`),
     index('products_search_vector_idx').using('gin', t.searchVector),
     index('products_search_text_trgm_idx').using('gin', sql`${t.searchText} gin_trgm_ops`),
   ],

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorBody, idParams, messageBody } from '../../../shared/schemas/common.js';
@@ -7,16 +7,22 @@ import {
   adminProductDetail,
   categoryCount,
   product,
-  productPage,
   productUpdateBody,
   reviewBody,
   reviewParams,
   storefrontListQuery,
+  storefrontPage,
 } from '../../../shared/schemas/products.js';
 import type { CatalogueAnswers } from '../../cache/catalogue-answers.js';
 import type { CachedAnswer } from '../../cache/catalogue-cache.js';
 import type { Db } from '../../db/client.js';
-import { createSampleProduct, deleteProduct, getAdminProductDetail, updateProduct } from '../../domain/admin-catalogue.js';
+import {
+  createSampleProduct,
+  deleteProduct,
+  getAdminProductDetail,
+  listDrafts,
+  updateProduct,
+} from '../../domain/admin-catalogue.js';
 import type { CatalogueChanges } from '../../domain/catalogue-changes.js';
 import { addReview, deleteReview } from '../../domain/reviews.js';
 import { AppError } from '../../errors.js';
@@ -34,6 +40,21 @@ const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody 
 function sendCached(request: FastifyRequest, reply: FastifyReply, answer: CachedAnswer): Promise<void> {
   reply.header('cache-control', 'no-cache').type('application/json; charset=utf-8');
   return sendConditional(request, reply, answer.etag, () => answer.body);
+}
+
+/**
+ * Whether the request comes from a signed-in admin, looked up only when it carries a session
+ * cookie. An answer that follows the session is for this browser only (no-store); a shopper's is
+ * the public one, and stays cacheable.
+ */
+async function signedInAdmin(app: FastifyInstance, request: FastifyRequest): Promise<boolean> {
+  if (!request.cookies[SESSION_COOKIE]) return false;
+  const admin = await app.requireAdmin(request).then(
+    () => true,
+    () => false,
+  );
+  if (!admin) request.privateAnswer = false;
+  return admin;
 }
 
 /** Public, cacheable answers: no cookie handed out with them (see plugins/shop/xsrf.ts). */
@@ -64,11 +85,20 @@ const storefrontRoutes: FastifyPluginAsyncZod<ProductRouteOptions> = async (app,
       summary:
         'A page of products, newest first, or the best matches for a keyword; narrowed by category and price range, in a sort',
       querystring: storefrontListQuery,
-      response: { 200: productPage, 400: errorBody },
+      response: { 200: storefrontPage, 400: errorBody },
     },
     handler: async (request, reply) => {
       const { pageNumber, keyword, category, sort, minPrice, maxPrice } = request.query;
-      return sendCached(request, reply, await answers.page({ page: pageNumber, keyword, category, sort, minPrice, maxPrice }));
+      const answer = await answers.page({ page: pageNumber, keyword, category, sort, minPrice, maxPrice });
+      const wholeList = pageNumber === 1 && !keyword && !category && minPrice === undefined && maxPrice === undefined;
+      if (wholeList && (await signedInAdmin(app, request))) {
+        const drafts = await listDrafts(db);
+        if (drafts.length > 0) {
+          const page = JSON.parse(answer.body) as z.infer<typeof storefrontPage>;
+          return { ...page, products: [...drafts, ...page.products] };
+        }
+      }
+      return sendCached(request, reply, answer);
     },
   });
 

@@ -7,6 +7,7 @@ import type {
   ProductDetail,
   ProductPage,
   ReviewBody,
+  StorefrontPage,
 } from '../../../shared/schemas/products';
 import { api } from '../../lib/api';
 
@@ -27,6 +28,9 @@ export const productsApi = api.injectEndpoints({
     // argument stays { pageNumber: 1, keyword: '' }, under which main.tsx puts the page's own data.
     getProducts: build.query<ProductPage, ProductsQuery>({
       query: (params) => ({ url: '/products', params }),
+      // An admin's first page carries the drafts on top, for clients whose only product list it is;
+      // the storefront shows what shoppers see (the admin's product list shows the drafts).
+      transformResponse: (page: StorefrontPage): ProductPage => ({ ...page, products: page.products.filter((p) => !p.isDraft) }),
       providesTags: (result) => [
         { type: 'Product', id: 'LIST' },
         ...(result?.products.map((p) => ({ type: 'Product' as const, id: p._id })) ?? []),

@@ -1,0 +1,1 @@
+CREATE INDEX "products_drafts_latest_idx" ON "products" USING btree ("created_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "products"."is_draft";
