@@ -1,15 +1,14 @@
-import { type FormEvent, useEffect, useState } from 'react';
+import { useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import Col from 'react-bootstrap/Col';
 import Form from 'react-bootstrap/Form';
 import Row from 'react-bootstrap/Row';
 import Spinner from 'react-bootstrap/Spinner';
-import { useSearchParams } from 'react-router';
 import { nairobiDay, nairobiMinute } from '../../../shared/dates';
 import type { Order } from '../../../shared/schemas/orders';
 import ConfirmDialog from '../../components/confirm-dialog';
 import { CrossIcon } from '../../components/icons';
-import { ListSearchField, listAddress } from '../../components/list/list-controls';
+import { ListSearchField } from '../../components/list/list-controls';
 import { buttonSize, type ListColumn, ResponsiveList, RowActions } from '../../components/list/table-parts';
 import Loader from '../../components/loader';
 import Message from '../../components/message';
@@ -17,6 +16,7 @@ import PageTitle from '../../components/page-title';
 import Paginate from '../../components/paginate';
 import Price from '../../components/price';
 import { paths } from '../../config/paths';
+import { useListSearch } from '../../hooks/use-list-search';
 import { errorMessage } from '../../lib/errors';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { type OrderListParams, useDeleteOrderMutation, useGetOrdersPageQuery, useMarkPaidMutation } from './api';
@@ -45,11 +45,6 @@ function exportAddress(filters: Record<string, string>): string {
   const query = new URLSearchParams(Object.entries(filters).filter(([, value]) => value !== ''));
   const text = query.toString();
   return text ? `/api/admin/exports/orders.csv?${text}` : '/api/admin/exports/orders.csv';
-}
-
-function pageFrom(param: string | null): number {
-  const page = Number(param);
-  return Number.isInteger(page) && page >= 1 ? page : 1;
 }
 
 const columns: ListColumn<Order>[] = [
@@ -88,14 +83,13 @@ const columns: ListColumn<Order>[] = [
  * what the merchant has to send out next.
  */
 export default function OrderListScreen() {
-  const [searchParams, setSearchParams] = useSearchParams();
-  const paid = flagChoice(searchParams.get('isPaid'));
-  const delivered = flagChoice(searchParams.get('isDelivered'));
-  const from = dayChoice(searchParams.get('from'));
-  const to = toChoice(searchParams.get('to'));
+  const list = useListSearch({ path: paths.admin.orders });
+  const { page, keyword, update } = list;
+  const paid = flagChoice(list.params.get('isPaid'));
+  const delivered = flagChoice(list.params.get('isDelivered'));
+  const from = dayChoice(list.params.get('from'));
+  const to = toChoice(list.params.get('to'));
   const toInstant = to !== '' && !DAY.test(to);
-  const keyword = (searchParams.get('keyword') ?? '').trim();
-  const page = pageFrom(searchParams.get('page'));
   const filtering = paid !== '' || delivered !== '' || from !== '' || to !== '' || keyword !== '';
   const toDeliver = paid === 'true' && delivered === 'false';
 
@@ -111,19 +105,6 @@ export default function OrderListScreen() {
   const [deleteOrder, { isLoading: deleting, originalArgs: deletingId }] = useDeleteOrderMutation();
   const [markPaid, { isLoading: marking, originalArgs: markingId }] = useMarkPaidMutation();
   const [orderToDelete, setOrderToDelete] = useState<Order | null>(null);
-  const [searchText, setSearchText] = useState(keyword);
-  useEffect(() => setSearchText(keyword), [keyword]);
-
-  const linkWith = (changes: Record<string, string | null>) => listAddress(paths.admin.orders, searchParams, changes);
-
-  function update(changes: Record<string, string | null>) {
-    setSearchParams(new URLSearchParams(linkWith(changes).split('?')[1] ?? ''), { replace: true });
-  }
-
-  function search(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    update({ keyword: searchText.trim() });
-  }
 
   async function confirmDelete() {
     const order = orderToDelete;
@@ -151,15 +132,15 @@ export default function OrderListScreen() {
       <PageTitle title="Orders" />
       <h1 className="h2 mb-3">Orders</h1>
 
-      <Form className="mb-3" onSubmit={search} aria-label="Filter orders">
+      <Form className="mb-3" onSubmit={list.submitSearch} aria-label="Filter orders">
         <Row className="g-2 align-items-end">
           <Col xs={12} lg={4}>
             <ListSearchField
               id="order-search"
               label="Search orders"
               placeholder="Order number, name, email or phone"
-              value={searchText}
-              onChange={setSearchText}
+              value={list.searchText}
+              onChange={list.setSearchText}
             />
           </Col>
           <Col xs={6} md={3} lg={2}>
@@ -217,11 +198,7 @@ export default function OrderListScreen() {
             Export CSV
           </a>
           {filtering && (
-            <Button
-              variant="link"
-              className="tap-target"
-              onClick={() => setSearchParams(new URLSearchParams(), { replace: true })}
-            >
+            <Button variant="link" className="tap-target" onClick={list.clear}>
               Clear filters
             </Button>
           )}
@@ -273,7 +250,7 @@ export default function OrderListScreen() {
               </RowActions>
             )}
           />
-          <Paginate pages={data.pages} page={data.page} linkTo={(n) => linkWith({ page: n > 1 ? String(n) : null })} />
+          <Paginate pages={data.pages} page={data.page} linkTo={list.pageLink} />
         </div>
       )}
 

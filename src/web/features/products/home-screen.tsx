@@ -6,6 +6,7 @@ import Message from '../../components/message';
 import PageTitle from '../../components/page-title';
 import Paginate from '../../components/paginate';
 import { type ListingFilters, listingQuery, paths } from '../../config/paths';
+import { pageFrom } from '../../hooks/use-list-search';
 import { errorMessage } from '../../lib/errors';
 import { useGetCategoriesQuery, useGetProductsQuery } from './api';
 import CategoryBar from './category-bar';
@@ -15,12 +16,6 @@ import ProductCarousel from './product-carousel';
 
 /** How many cards load their photo at once: the first row on a desktop. */
 const EAGER_CARDS = 4;
-
-/** The page number of the route, 1 when absent or not a whole number from 1 (docs/product-rules.md). */
-export function pageFromParam(value: string | undefined): number {
-  const page = Number(value);
-  return Number.isInteger(page) && page >= 1 ? page : 1;
-}
 
 /** "1 product", "24 products"; past the search's cap "1,000+ products", since more match than were counted. */
 export function productsLabel(count: number, capped = false): string {
@@ -38,7 +33,8 @@ export default function HomeScreen() {
   const params = useParams();
   const location = useLocation();
   const navigate = useNavigate();
-  const pageNumber = pageFromParam(params.pageNumber);
+  // 1 when absent or not a whole number from 1 (docs/product-rules.md).
+  const pageNumber = pageFrom(params.pageNumber);
   const keyword = params.keyword?.trim() ?? '';
   const { category: searchCategory = '', ...filters } = filtersFromQuery(new URLSearchParams(location.search));
   // A category page names its category in its path; a search started there keeps it as ?category=.

@@ -1,11 +1,11 @@
-import { type FormEvent, useEffect, useState } from 'react';
+import { useState } from 'react';
 import Badge from 'react-bootstrap/Badge';
 import Button from 'react-bootstrap/Button';
 import Col from 'react-bootstrap/Col';
 import Form from 'react-bootstrap/Form';
 import Row from 'react-bootstrap/Row';
 import Spinner from 'react-bootstrap/Spinner';
-import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import type { AdminProduct } from '../../../shared/schemas/products';
 import ConfirmDialog from '../../components/confirm-dialog';
 import { EditIcon } from '../../components/icons';
@@ -17,20 +17,10 @@ import PageTitle from '../../components/page-title';
 import Paginate from '../../components/paginate';
 import Price from '../../components/price';
 import { paths } from '../../config/paths';
+import { useListSearch } from '../../hooks/use-list-search';
 import { errorMessage } from '../../lib/errors';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { useCreateProductMutation, useDeleteProductMutation, useGetAdminProductsQuery } from './api';
-
-/** A page of the admin list, keeping the search in the query string so paging keeps it. */
-function adminProductsLink(page: number, keyword: string): string {
-  const path = paths.admin.products(page);
-  return keyword ? `${path}?${new URLSearchParams({ keyword })}` : path;
-}
-
-function pageFrom(param: string | undefined): number {
-  const page = Number(param);
-  return Number.isInteger(page) && page >= 1 ? page : 1;
-}
 
 const columns: ListColumn<AdminProduct>[] = [
   { header: 'ID', cell: (product) => <IdText id={product._id} /> },
@@ -53,26 +43,16 @@ const columns: ListColumn<AdminProduct>[] = [
 
 /** Every product, drafts too (marked), searchable and paged, with create, edit and delete (docs/product-rules.md, Screens: Admin product list). */
 export default function ProductListScreen() {
-  const { pageNumber } = useParams();
-  const [searchParams] = useSearchParams();
+  // The page is in the path (/admin/productlist/page/2), the search in the query string so paging keeps it.
+  const list = useListSearch({ pagePath: paths.admin.products, searchHistory: 'push' });
+  const { page, keyword } = list;
   const navigate = useNavigate();
-  const page = pageFrom(pageNumber);
-  const keyword = (searchParams.get('keyword') ?? '').trim();
 
   const { data, isLoading, isFetching, error } = useGetAdminProductsQuery({ pageNumber: page, keyword });
   const [createProduct, { isLoading: creating }] = useCreateProductMutation();
   const [deleteProduct, { isLoading: deleting, originalArgs: deletingId }] = useDeleteProductMutation();
   const [confirmingCreate, setConfirmingCreate] = useState(false);
   const [productToDelete, setProductToDelete] = useState<AdminProduct | null>(null);
-
-  const [searchText, setSearchText] = useState(keyword);
-  // Back/forward or a pagination link can change the keyword: keep the field in step.
-  useEffect(() => setSearchText(keyword), [keyword]);
-
-  function search(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    navigate(adminProductsLink(1, searchText.trim()));
-  }
 
   async function confirmCreate() {
     setConfirmingCreate(false);
@@ -118,13 +98,13 @@ export default function ProductListScreen() {
         </Col>
       </Row>
 
-      <Form onSubmit={search} role="search" className="mb-3">
+      <Form onSubmit={list.submitSearch} role="search" className="mb-3">
         <ListSearchField
           id="admin-product-search"
           label="Search products"
           placeholder="Name, category or description"
-          value={searchText}
-          onChange={setSearchText}
+          value={list.searchText}
+          onChange={list.setSearchText}
         />
         {keyword && (
           <div className="mt-2 small d-flex flex-wrap align-items-center gap-2">
@@ -168,7 +148,7 @@ export default function ProductListScreen() {
               />
             )}
           />
-          <Paginate pages={data.pages} page={data.page} linkTo={(n) => adminProductsLink(n, keyword)} />
+          <Paginate pages={data.pages} page={data.page} linkTo={list.pageLink} />
         </div>
       )}
 
