@@ -1,4 +1,3 @@
-import { useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import Col from 'react-bootstrap/Col';
 import Form from 'react-bootstrap/Form';
@@ -16,6 +15,7 @@ import PageTitle from '../../components/page-title';
 import Paginate from '../../components/paginate';
 import Price from '../../components/price';
 import { paths } from '../../config/paths';
+import { useConfirmedDelete } from '../../hooks/use-confirmed-delete';
 import { useListSearch } from '../../hooks/use-list-search';
 import { errorMessage } from '../../lib/errors';
 import { toastErrors, toastSuccess } from '../../lib/toast';
@@ -102,21 +102,9 @@ export default function OrderListScreen() {
     ...(keyword && { keyword }),
   };
   const { data, isLoading, isFetching, error } = useGetOrdersPageQuery(params);
-  const [deleteOrder, { isLoading: deleting, originalArgs: deletingId }] = useDeleteOrderMutation();
+  const [deleteOrder] = useDeleteOrderMutation();
+  const deletion = useConfirmedDelete((order: Order) => deleteOrder(order._id).unwrap());
   const [markPaid, { isLoading: marking, originalArgs: markingId }] = useMarkPaidMutation();
-  const [orderToDelete, setOrderToDelete] = useState<Order | null>(null);
-
-  async function confirmDelete() {
-    const order = orderToDelete;
-    setOrderToDelete(null);
-    if (!order) return;
-    try {
-      const result = await deleteOrder(order._id).unwrap();
-      toastSuccess(result.msg);
-    } catch (err) {
-      toastErrors(err);
-    }
-  }
 
   async function markAsPaid(order: Order) {
     try {
@@ -233,8 +221,8 @@ export default function OrderListScreen() {
                 linkLabel={`Details of order ${order.orderNumber}`}
                 link="Details"
                 deleteLabel={`Delete order ${order.orderNumber}`}
-                deleting={deleting && deletingId === order._id}
-                onDelete={() => setOrderToDelete(order)}
+                deleting={deletion.pending?._id === order._id}
+                onDelete={() => deletion.ask(order)}
               >
                 <Button
                   variant="outline-dark"
@@ -255,12 +243,10 @@ export default function OrderListScreen() {
       )}
 
       <ConfirmDialog
-        show={orderToDelete !== null}
+        {...deletion.dialog}
         title="Confirm Deletion"
         body="Are you sure you want to delete this order?"
         confirmLabel="Delete"
-        onConfirm={confirmDelete}
-        onCancel={() => setOrderToDelete(null)}
       />
     </>
   );

@@ -1,4 +1,3 @@
-import { useState } from 'react';
 import Badge from 'react-bootstrap/Badge';
 import Button from 'react-bootstrap/Button';
 import Col from 'react-bootstrap/Col';
@@ -17,9 +16,9 @@ import PageTitle from '../../components/page-title';
 import Paginate from '../../components/paginate';
 import Price from '../../components/price';
 import { paths } from '../../config/paths';
+import { useConfirmedAction, useConfirmedDelete } from '../../hooks/use-confirmed-delete';
 import { useListSearch } from '../../hooks/use-list-search';
 import { errorMessage } from '../../lib/errors';
-import { toastErrors, toastSuccess } from '../../lib/toast';
 import { useCreateProductMutation, useDeleteProductMutation, useGetAdminProductsQuery } from './api';
 
 const columns: ListColumn<AdminProduct>[] = [
@@ -49,33 +48,13 @@ export default function ProductListScreen() {
   const navigate = useNavigate();
 
   const { data, isLoading, isFetching, error } = useGetAdminProductsQuery({ pageNumber: page, keyword });
-  const [createProduct, { isLoading: creating }] = useCreateProductMutation();
-  const [deleteProduct, { isLoading: deleting, originalArgs: deletingId }] = useDeleteProductMutation();
-  const [confirmingCreate, setConfirmingCreate] = useState(false);
-  const [productToDelete, setProductToDelete] = useState<AdminProduct | null>(null);
-
-  async function confirmCreate() {
-    setConfirmingCreate(false);
-    try {
-      const product = await createProduct().unwrap();
-      toastSuccess('Product created. Fill in its details.');
-      navigate(paths.admin.productEdit(product._id));
-    } catch (err) {
-      toastErrors(err);
-    }
-  }
-
-  async function confirmDelete() {
-    const product = productToDelete;
-    setProductToDelete(null);
-    if (!product) return;
-    try {
-      const result = await deleteProduct(product._id).unwrap();
-      toastSuccess(result.msg);
-    } catch (err) {
-      toastErrors(err);
-    }
-  }
+  const [createProduct] = useCreateProductMutation();
+  const [deleteProduct] = useDeleteProductMutation();
+  const creation = useConfirmedAction<void, { _id: string }>(() => createProduct().unwrap(), {
+    success: () => 'Product created. Fill in its details.',
+    onDone: (product) => navigate(paths.admin.productEdit(product._id)),
+  });
+  const deletion = useConfirmedDelete((product: AdminProduct) => deleteProduct(product._id).unwrap());
 
   return (
     <>
@@ -85,8 +64,8 @@ export default function ProductListScreen() {
           <h1 className="h2 mb-0">Products</h1>
         </Col>
         <Col xs="auto">
-          <Button variant="dark" onClick={() => setConfirmingCreate(true)} disabled={creating}>
-            {creating ? (
+          <Button variant="dark" onClick={() => creation.ask()} disabled={creation.busy}>
+            {creation.busy ? (
               <>
                 <Spinner animation="border" size="sm" aria-hidden="true" className="me-2" />
                 Creating…
@@ -143,8 +122,8 @@ export default function ProductListScreen() {
                 linkLabel={`Edit ${product.name}`}
                 link={<EditIcon />}
                 deleteLabel={`Delete ${product.name}`}
-                deleting={deleting && deletingId === product._id}
-                onDelete={() => setProductToDelete(product)}
+                deleting={deletion.pending?._id === product._id}
+                onDelete={() => deletion.ask(product)}
               />
             )}
           />
@@ -153,21 +132,17 @@ export default function ProductListScreen() {
       )}
 
       <ConfirmDialog
-        show={confirmingCreate}
+        {...creation.dialog}
         title="Confirm Creation"
         body="Are you sure you want to create a new product?"
         confirmLabel="Create"
         confirmVariant="primary"
-        onConfirm={confirmCreate}
-        onCancel={() => setConfirmingCreate(false)}
       />
       <ConfirmDialog
-        show={productToDelete !== null}
+        {...deletion.dialog}
         title="Confirm Deletion"
         body="Are you sure you want to delete this product?"
         confirmLabel="Delete"
-        onConfirm={confirmDelete}
-        onCancel={() => setProductToDelete(null)}
       />
     </>
   );

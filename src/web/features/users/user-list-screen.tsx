@@ -12,9 +12,9 @@ import Message from '../../components/message';
 import PageTitle from '../../components/page-title';
 import Paginate from '../../components/paginate';
 import { paths } from '../../config/paths';
+import { useConfirmedDelete } from '../../hooks/use-confirmed-delete';
 import { useListSearch } from '../../hooks/use-list-search';
 import { errorMessage } from '../../lib/errors';
-import { toastErrors, toastSuccess } from '../../lib/toast';
 import { useAppSelector } from '../../stores/store';
 import { useDeleteUserMutation, useGetUsersPageQuery } from './api';
 
@@ -48,24 +48,12 @@ export default function UserListScreen() {
     ...(keyword && { keyword }),
     ...(adminsOnly && { isAdmin: true }),
   });
-  const [deleteUser, { isLoading: deleting, originalArgs: deletingId }] = useDeleteUserMutation();
-  const [userToDelete, setUserToDelete] = useState<PublicUser | null>(null);
+  const [deleteUser] = useDeleteUserMutation();
+  const deletion = useConfirmedDelete((user: PublicUser) => deleteUser(user._id).unwrap());
   // The switch follows the tap at once: the address changes in a router transition, and a switch
   // bound to the address alone would spring back until that transition commits.
   const [adminsOnlyShown, setAdminsOnlyShown] = useState(adminsOnly);
   useEffect(() => setAdminsOnlyShown(adminsOnly), [adminsOnly]);
-
-  async function confirmDelete() {
-    const user = userToDelete;
-    setUserToDelete(null);
-    if (!user) return;
-    try {
-      const result = await deleteUser(user._id).unwrap();
-      toastSuccess(result.msg);
-    } catch (err) {
-      toastErrors(err);
-    }
-  }
 
   const filtering = keyword !== '' || adminsOnly;
   return (
@@ -121,8 +109,8 @@ export default function UserListScreen() {
                 linkLabel={`Edit ${user.name}`}
                 link={<EditIcon />}
                 deleteLabel={`Delete ${user.name}`}
-                deleting={deleting && deletingId === user._id}
-                onDelete={() => setUserToDelete(user)}
+                deleting={deletion.pending?._id === user._id}
+                onDelete={() => deletion.ask(user)}
                 cannotDelete={user._id === me?._id ? 'You cannot delete your own account' : undefined}
               />
             )}
@@ -132,12 +120,10 @@ export default function UserListScreen() {
       )}
 
       <ConfirmDialog
-        show={userToDelete !== null}
+        {...deletion.dialog}
         title="Confirm Deletion"
         body="Are you sure you want to delete this user?"
         confirmLabel="Delete"
-        onConfirm={confirmDelete}
-        onCancel={() => setUserToDelete(null)}
       />
     </>
   );
