@@ -73,13 +73,17 @@ const status = (over: Partial<PaymentStatusBody> = {}): PaymentStatusBody => ({
 
 let posts: { url: string; body: unknown }[] = [];
 let paymentStatus: PaymentStatusBody;
+/** The server's refusal of a recorded payment, when it refuses one. */
+let refusal: { status: number; body: unknown } | null = null;
 
 beforeEach(() => {
   posts = [];
   paymentStatus = status();
+  refusal = null;
   vi.stubGlobal('fetch', async (request: Request) => {
     if (request.method === 'POST') {
       posts.push({ url: new URL(request.url).pathname, body: JSON.parse(await request.text()) });
+      if (refusal) return Response.json(refusal.body, { status: refusal.status });
       return Response.json(ledgerPayment({ _id: 'lp9', source: 'manual' }), { status: 201 });
     }
     return Response.json(paymentStatus);
@@ -321,5 +325,27 @@ describe('RecordOrderPayment', () => {
     fireEvent.click(form.getByRole('button', { name: 'Record M-Pesa payment' }));
     await waitFor(() => expect(posts).toHaveLength(1));
     expect(posts[0]).toEqual({ url: '/api/admin/payments', body: { orderId: ORDER, receipt: 'SKL4A7K2QZ', amount: 502 } });
+  });
+
+  it('shows a refusal under the amount when it is about the amount, and under the receipt otherwise', async () => {
+    paymentStatus = status({ isPaid: false, paidAt: null, receipt: null, amountDue: 502 });
+    renderWithStore(<RecordOrderPayment order={order()} reloading={false} />);
+    const form = within(screen.getByRole('form', { name: 'Record M-Pesa payment' }));
+    const receipt = form.getByLabelText('M-Pesa receipt');
+    const amount = form.getByLabelText('Amount (Ksh)');
+    fireEvent.change(receipt, { target: { value: 'SKL4A7K2QZ' } });
+    fireEvent.change(amount, { target: { value: '502' } });
+
+    refusal = { status: 400, body: { errors: [{ msg: 'Amount has at most two decimals', path: 'amount' }] } };
+    fireEvent.click(form.getByRole('button', { name: 'Record M-Pesa payment' }));
+    await waitFor(() => expect(amount.getAttribute('aria-invalid')).toBe('true'));
+    expect(form.getByText('Amount has at most two decimals')).toBeTruthy();
+    expect(receipt.getAttribute('aria-invalid')).toBeNull();
+
+    refusal = { status: 404, body: { errors: [{ msg: 'Order not found' }] } };
+    fireEvent.click(form.getByRole('button', { name: 'Record M-Pesa payment' }));
+    await waitFor(() => expect(receipt.getAttribute('aria-invalid')).toBe('true'));
+    expect(form.getByText('Order not found')).toBeTruthy();
+    expect(posts).toHaveLength(2);
   });
 });

@@ -1,4 +1,3 @@
-import { useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import Card from 'react-bootstrap/Card';
 import Col from 'react-bootstrap/Col';
@@ -8,7 +7,7 @@ import Spinner from 'react-bootstrap/Spinner';
 import { formatKsh } from '../../../shared/money';
 import FormField from '../../components/form/form-field';
 import { fieldMessages, useZodForm } from '../../components/form/use-zod-form';
-import { errorMessages } from '../../lib/errors';
+import { useServerErrors } from '../../hooks/use-server-errors';
 import { toastError, toastErrors, toastSuccess } from '../../lib/toast';
 import { useRecordPaymentMutation } from './api';
 import {
@@ -21,36 +20,20 @@ import {
 
 const EMPTY: ManualPaymentFields = { orderId: '', receipt: '', amount: '', phone: '' };
 
-/** The field a server message is about, from its path; the form's top otherwise. */
-function serverErrors(error: unknown): { fields: Partial<Record<keyof ManualPaymentFields, string>>; general: string[] } {
-  const data = (error as { data?: { errors?: { msg?: string; path?: string }[] } } | undefined)?.data;
-  const fields: Partial<Record<keyof ManualPaymentFields, string>> = {};
-  const general: string[] = [];
-  const known = ['orderId', 'receipt', 'amount', 'phone'] as const;
-  // The server names an order number's problem by its own field; the form has one order field.
-  const fieldOf = (path: string | undefined) => (path === 'orderNumber' ? 'orderId' : path);
-  for (const e of Array.isArray(data?.errors) ? data.errors : []) {
-    const field = known.find((k) => k === fieldOf(e.path));
-    if (field && typeof e.msg === 'string' && !fields[field]) fields[field] = e.msg;
-    else if (typeof e.msg === 'string') general.push(e.msg);
-  }
-  if (Object.keys(fields).length === 0 && general.length === 0) general.push(...errorMessages(error));
-  return { fields, general };
-}
-
 /**
  * An admin records a payment from the merchant's M-Pesa statement, with its receipt: the ledger
  * keeps it like any other, and the order is settled if the amount covers what is due.
  */
 export default function RecordPaymentForm() {
   const form = useZodForm<ManualPaymentFields, ManualPaymentEntry>(manualPaymentForm, EMPTY);
-  const [general, setGeneral] = useState<string[]>([]);
+  // The server names an order number's problem by its own field; the form has one order field.
+  const serverErrors = useServerErrors(form, { rename: { orderNumber: 'orderId' } });
   const [record, { isLoading }] = useRecordPaymentMutation();
   const rules = manualPaymentForm.shape;
 
   const submit = form.handleSubmit(
     async ({ orderId, ...entry }) => {
-      setGeneral([]);
+      serverErrors.clear();
       try {
         const payment = await record({ ...entry, ...orderReference(orderId) }).unwrap();
         const receipt = payment.receipt ?? entry.receipt;
@@ -62,16 +45,12 @@ export default function RecordPaymentForm() {
         );
         form.reset(EMPTY);
       } catch (err) {
-        const found = serverErrors(err);
-        for (const [field, message] of Object.entries(found.fields)) {
-          form.setError(field as keyof ManualPaymentFields, { message });
-        }
-        setGeneral(found.general);
+        serverErrors.show(err);
         toastErrors(err);
       }
     },
     (errors) => {
-      setGeneral([]);
+      serverErrors.clear();
       for (const message of fieldMessages(errors)) toastError(message);
     },
   );
@@ -89,9 +68,9 @@ export default function RecordPaymentForm() {
           receipt, M-Pesa’s counts.
         </p>
         <Form onSubmit={submit} noValidate aria-label="Record M-Pesa payment">
-          {general.length > 0 && (
+          {serverErrors.formErrors.length > 0 && (
             <div className="alert alert-danger" role="alert">
-              {general.join(' ')}
+              {serverErrors.formErrors.join(' ')}
             </div>
           )}
           <Row className="g-2">

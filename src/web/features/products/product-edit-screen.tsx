@@ -12,6 +12,7 @@ import Loader from '../../components/loader';
 import Message from '../../components/message';
 import PageTitle from '../../components/page-title';
 import { paths } from '../../config/paths';
+import { placeServerErrors } from '../../hooks/use-server-errors';
 import { errorMessage } from '../../lib/errors';
 import { toastError, toastErrors, toastSuccess } from '../../lib/toast';
 import { useGetProductDetailsQuery, useUpdateProductMutation, useUploadProductImageMutation } from './api';
@@ -123,6 +124,7 @@ function ProductEditForm({ product }: { product: ProductDetail }) {
         toastSuccess('Product Updated.');
         navigate(paths.admin.products());
       } catch (err) {
+        placeServerErrors(form, err);
         toastErrors(err);
       }
     },

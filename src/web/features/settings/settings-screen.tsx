@@ -8,6 +8,7 @@ import FormContainer from '../../components/form-container';
 import Loader from '../../components/loader';
 import Message from '../../components/message';
 import PageTitle from '../../components/page-title';
+import { placeServerErrors } from '../../hooks/use-server-errors';
 import { errorMessage } from '../../lib/errors';
 import { toastError, toastErrors, toastSuccess } from '../../lib/toast';
 import { useGetAdminSettingsQuery, useUpdateSettingsMutation } from './api';
@@ -77,6 +78,7 @@ function SettingsForm({ settings }: { settings: ShopSettings }) {
         await updateSettings(changed).unwrap();
         toastSuccess('Settings updated.');
       } catch (err) {
+        placeServerErrors(form, err);
         toastErrors(err);
       }
     },
