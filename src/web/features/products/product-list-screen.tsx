@@ -17,7 +17,7 @@ import Paginate from '../../components/paginate';
 import Price from '../../components/price';
 import { paths } from '../../config/paths';
 import { useConfirmedAction, useConfirmedDelete } from '../../hooks/use-confirmed-delete';
-import { useListSearch } from '../../hooks/use-list-search';
+import { type ListSearch, useListSearch } from '../../hooks/use-list-search';
 import { errorMessage } from '../../lib/errors';
 import { useCreateProductMutation, useDeleteProductMutation, useGetAdminProductsQuery } from './api';
 
@@ -39,6 +39,45 @@ const columns: ListColumn<AdminProduct>[] = [
   { header: 'PRICE', cell: (product) => <Price value={product.price} />, nowrap: true },
   { header: 'CATEGORY', cell: (product) => product.category },
 ];
+
+function CreateButton({ creating, onClick }: { creating: boolean; onClick: () => void }) {
+  return (
+    <Button variant="dark" onClick={onClick} disabled={creating}>
+      {creating ? (
+        <>
+          <Spinner animation="border" size="sm" aria-hidden="true" className="me-2" />
+          Creating…
+        </>
+      ) : (
+        'Create Product'
+      )}
+    </Button>
+  );
+}
+
+/** The search box; under it, while a search is on, how many products match and the way back to all. */
+function ProductSearch({ list, count }: { list: ListSearch; count: number | undefined }) {
+  const { keyword } = list;
+  return (
+    <Form onSubmit={list.submitSearch} role="search" className="mb-3">
+      <ListSearchField
+        id="admin-product-search"
+        label="Search products"
+        placeholder="Name, category or description"
+        value={list.searchText}
+        onChange={list.setSearchText}
+      />
+      {keyword && (
+        <div className="mt-2 small d-flex flex-wrap align-items-center gap-2">
+          <span>
+            {count !== undefined ? `${count} ${count === 1 ? 'match' : 'matches'}` : 'Results'} for “{keyword}”
+          </span>
+          <Link to={paths.admin.products()}>Show all products</Link>
+        </div>
+      )}
+    </Form>
+  );
+}
 
 /** Every product, drafts too (marked), searchable and paged, with create, edit and delete (docs/product-rules.md, Screens: Admin product list). */
 export default function ProductListScreen() {
@@ -64,36 +103,10 @@ export default function ProductListScreen() {
           <h1 className="h2 mb-0">Products</h1>
         </Col>
         <Col xs="auto">
-          <Button variant="dark" onClick={() => creation.ask()} disabled={creation.busy}>
-            {creation.busy ? (
-              <>
-                <Spinner animation="border" size="sm" aria-hidden="true" className="me-2" />
-                Creating…
-              </>
-            ) : (
-              'Create Product'
-            )}
-          </Button>
+          <CreateButton creating={creation.busy} onClick={() => creation.ask()} />
         </Col>
       </Row>
-
-      <Form onSubmit={list.submitSearch} role="search" className="mb-3">
-        <ListSearchField
-          id="admin-product-search"
-          label="Search products"
-          placeholder="Name, category or description"
-          value={list.searchText}
-          onChange={list.setSearchText}
-        />
-        {keyword && (
-          <div className="mt-2 small d-flex flex-wrap align-items-center gap-2">
-            <span>
-              {data ? `${data.count} ${data.count === 1 ? 'match' : 'matches'}` : 'Results'} for “{keyword}”
-            </span>
-            <Link to={paths.admin.products()}>Show all products</Link>
-          </div>
-        )}
-      </Form>
+      <ProductSearch list={list} count={data?.count} />
 
       {isLoading ? (
         <Loader label="Loading products…" />
