@@ -4,6 +4,7 @@ import Col from 'react-bootstrap/Col';
 import Form from 'react-bootstrap/Form';
 import Row from 'react-bootstrap/Row';
 import Spinner from 'react-bootstrap/Spinner';
+import type { UseFormReturn } from 'react-hook-form';
 import { formatKsh } from '../../../shared/money';
 import FormField from '../../components/form/form-field';
 import { fieldMessages, useZodForm } from '../../components/form/use-zod-form';
@@ -20,6 +21,67 @@ import {
 
 const EMPTY: ManualPaymentFields = { orderId: '', receipt: '', amount: '', phone: '' };
 
+/** The entry's boxes and its button, in a row from lg up. */
+function EntryFields({ form, busy }: { form: UseFormReturn<ManualPaymentFields, unknown, ManualPaymentEntry>; busy: boolean }) {
+  const rules = manualPaymentForm.shape;
+  // What every box of this form shares.
+  const box = { form, className: '', controlClassName: 'tap-target', autoComplete: 'off' } as const;
+  return (
+    <Row className="g-2">
+      <Col xs={12} lg={6}>
+        <FormField
+          {...box}
+          name="orderId"
+          id="record-payment-orderId"
+          label="Order ID or number"
+          schema={rules.orderId}
+          spellCheck={false}
+          hint={ORDER_HINT}
+        />
+      </Col>
+      <Col xs={12} sm={6} lg={3}>
+        <FormField
+          {...box}
+          name="receipt"
+          id="record-payment-receipt"
+          label="M-Pesa receipt"
+          schema={rules.receipt}
+          spellCheck={false}
+          autoCapitalize="characters"
+          placeholder="e.g. SKL4A7K2QZ"
+        />
+      </Col>
+      <Col xs={12} sm={6} lg={3}>
+        <FormField
+          {...box}
+          name="amount"
+          id="record-payment-amount"
+          label="Amount (Ksh)"
+          schema={rules.amount}
+          inputMode="decimal"
+        />
+      </Col>
+      <Col xs={12} sm={6} lg={4}>
+        <FormField
+          {...box}
+          name="phone"
+          id="record-payment-phone"
+          label="Phone (optional)"
+          schema={rules.phone}
+          type="tel"
+          inputMode="tel"
+        />
+      </Col>
+      <Col xs={12} sm={6} lg={4} className="d-flex align-items-end">
+        <Button type="submit" variant="success" className="tap-target w-100" disabled={busy}>
+          {busy && <Spinner as="span" animation="border" size="sm" className="me-2" aria-hidden="true" />}
+          Record payment
+        </Button>
+      </Col>
+    </Row>
+  );
+}
+
 /**
  * An admin records a payment from the merchant's M-Pesa statement, with its receipt: the ledger
  * keeps it like any other, and the order is settled if the amount covers what is due.
@@ -29,7 +91,6 @@ export default function RecordPaymentForm() {
   // The server names an order number's problem by its own field; the form has one order field.
   const serverErrors = useServerErrors(form, { rename: { orderNumber: 'orderId' } });
   const [record, { isLoading }] = useRecordPaymentMutation();
-  const rules = manualPaymentForm.shape;
 
   const submit = form.handleSubmit(
     async ({ orderId, ...entry }) => {
@@ -55,9 +116,6 @@ export default function RecordPaymentForm() {
     },
   );
 
-  /** What every box of this form shares. */
-  const box = { form, className: '', controlClassName: 'tap-target', autoComplete: 'off' } as const;
-
   return (
     <Card className="shadow-sm mb-4">
       <Card.Body>
@@ -73,58 +131,7 @@ export default function RecordPaymentForm() {
               {serverErrors.formErrors.join(' ')}
             </div>
           )}
-          <Row className="g-2">
-            <Col xs={12} lg={6}>
-              <FormField
-                {...box}
-                name="orderId"
-                id="record-payment-orderId"
-                label="Order ID or number"
-                schema={rules.orderId}
-                spellCheck={false}
-                hint={ORDER_HINT}
-              />
-            </Col>
-            <Col xs={12} sm={6} lg={3}>
-              <FormField
-                {...box}
-                name="receipt"
-                id="record-payment-receipt"
-                label="M-Pesa receipt"
-                schema={rules.receipt}
-                spellCheck={false}
-                autoCapitalize="characters"
-                placeholder="e.g. SKL4A7K2QZ"
-              />
-            </Col>
-            <Col xs={12} sm={6} lg={3}>
-              <FormField
-                {...box}
-                name="amount"
-                id="record-payment-amount"
-                label="Amount (Ksh)"
-                schema={rules.amount}
-                inputMode="decimal"
-              />
-            </Col>
-            <Col xs={12} sm={6} lg={4}>
-              <FormField
-                {...box}
-                name="phone"
-                id="record-payment-phone"
-                label="Phone (optional)"
-                schema={rules.phone}
-                type="tel"
-                inputMode="tel"
-              />
-            </Col>
-            <Col xs={12} sm={6} lg={4} className="d-flex align-items-end">
-              <Button type="submit" variant="success" className="tap-target w-100" disabled={isLoading}>
-                {isLoading && <Spinner as="span" animation="border" size="sm" className="me-2" aria-hidden="true" />}
-                Record payment
-              </Button>
-            </Col>
-          </Row>
+          <EntryFields form={form} busy={isLoading} />
         </Form>
       </Card.Body>
     </Card>
