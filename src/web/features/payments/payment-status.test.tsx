@@ -99,7 +99,7 @@ function renderWithStore(ui: React.ReactElement) {
   render(<Provider store={makeStore()}>{ui}</Provider>);
 }
 
-describe('PaymentStatus', () => {
+describe('PaymentStatus: the payments on the order', () => {
   it('shows what M-Pesa charged for a paid order, not the total with its cents', async () => {
     paymentStatus = status({ amountPaid: 502, payments: [ledgerPayment({})] });
     renderWithStore(
@@ -135,6 +135,15 @@ describe('PaymentStatus', () => {
     expect(list.queryByText(/Paid twice/)).toBeNull();
   });
 
+  it('shows no payment list while the order has none', async () => {
+    paymentStatus = status({ isPaid: false, paidAt: null, receipt: null });
+    renderWithStore(<PaymentStatus order={order()} canPay />);
+    expect(await screen.findByText('Not Paid')).toBeTruthy();
+    await waitFor(() => expect(screen.queryByRole('region', { name: 'Payments' })).toBeNull());
+  });
+});
+
+describe('PaymentStatus: what the shopper and the admin are told', () => {
   it('never shows a shopper the admin’s note, an exception or its detail, even when the server sends them', async () => {
     paymentStatus = status({
       isPaid: false,
@@ -207,7 +216,9 @@ describe('PaymentStatus', () => {
     renderWithStore(<PaymentStatus order={order({ isPaid: true })} canPay={false} isAdmin />);
     expect(await screen.findByText('Paid twice: this order was already paid. Refund or keep as credit.')).toBeTruthy();
   });
+});
 
+describe('PaymentStatus: an unconfirmed prompt', () => {
   it('tells the shopper honestly when M-Pesa did not confirm the prompt, and keeps asking', async () => {
     const attempt = {
       status: 'unknown' as const,
@@ -225,13 +236,6 @@ describe('PaymentStatus', () => {
     // The late callback pays it: the page learns of it by itself.
     paymentStatus = status({ isPaid: true, amountPaid: 502, lastAttempt: { ...attempt, status: 'paid' } });
     expect(await screen.findByText('M-Pesa payment received. Updating the order…', {}, { timeout: 5000 })).toBeTruthy();
-  });
-
-  it('shows no payment list while the order has none', async () => {
-    paymentStatus = status({ isPaid: false, paidAt: null, receipt: null });
-    renderWithStore(<PaymentStatus order={order()} canPay />);
-    expect(await screen.findByText('Not Paid')).toBeTruthy();
-    await waitFor(() => expect(screen.queryByRole('region', { name: 'Payments' })).toBeNull());
   });
 });
 
