@@ -29,18 +29,3 @@ export function ListSearchField(props: {
     </Form.Group>
   );
 }
-
-/**
- * The address of an admin list with some of its parameters changed (null or '' removes one).
- * Any change but the page's own starts again at page 1.
- */
-export function listAddress(path: string, current: URLSearchParams, changes: Record<string, string | null>): string {
-  const next = new URLSearchParams(current);
-  for (const [name, value] of Object.entries(changes)) {
-    if (value === null || value === '') next.delete(name);
-    else next.set(name, value);
-  }
-  if (!('page' in changes)) next.delete('page');
-  const text = next.toString();
-  return text ? `${path}?${text}` : path;
-}

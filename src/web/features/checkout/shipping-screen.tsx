@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
+import type { UseFormReturn } from 'react-hook-form';
 import { Navigate, useLocation, useNavigate } from 'react-router';
 import {
   type ShippingAddress,
@@ -71,18 +72,11 @@ function formValues(address: Partial<ShippingAddress>): ShippingAddressForm {
   };
 }
 
-function ShippingForm() {
-  const saved = useAppSelector((s) => s.cart.shippingAddress);
-  const dispatch = useAppDispatch();
-  const navigate = useNavigate();
-  const location = useLocation();
-  const suggestions = useAddressSuggestions();
-  const form = useZodForm<ShippingAddressForm, ShippingAddress>(shippingAddressForm, formValues(saved));
-  const [county, subCounty] = form.watch(['county', 'sub_county']);
-
-  const addressIncomplete = isShippingNotice(location.state) && location.state.addressIncomplete === true;
-
-  // Sent back by Place Order: the fields it still needs say so, in the API's own words.
+/** The form as Place Order sent it back: each field it still needs says so, in the API's own words. */
+function useIncompleteAddressErrors(
+  form: UseFormReturn<ShippingAddressForm, unknown, ShippingAddress>,
+  addressIncomplete: boolean,
+) {
   useEffect(() => {
     if (!addressIncomplete) return;
     const check = shippingAddress.safeParse(form.getValues());
@@ -96,9 +90,16 @@ function ShippingForm() {
     }
     for (const [field, message] of missing) form.setError(field, { message });
   }, [addressIncomplete, form]);
+}
 
-  // A browser with no address of its own (a new phone, or the cart cleared after an order) starts
-  // from the address of the shopper's newest order, which the server keeps with it.
+/**
+ * A browser with no address of its own (a new phone, or the cart cleared after an order) starts
+ * from the address of the shopper's newest order, which the server keeps with it. Whether it did.
+ */
+function useLastOrderAddress(
+  form: UseFormReturn<ShippingAddressForm, unknown, ShippingAddress>,
+  saved: Partial<ShippingAddress>,
+): boolean {
   const browserHasAddress = Object.values(saved).some(Boolean);
   const { data: myOrders } = useGetMyOrdersQuery(undefined, { skip: browserHasAddress });
   const [lookedAtLastOrder, setLookedAtLastOrder] = useState(false);
@@ -112,6 +113,83 @@ function ShippingForm() {
     setFilledFromLastOrder(true);
     form.reset(formValues(lastAddress));
   }, [lastAddress, lookedAtLastOrder, form]);
+  return filledFromLastOrder;
+}
+
+/** The address's five fields, with the county, sub-county and ward suggestions once they have loaded. */
+function ShippingFields({ form }: { form: UseFormReturn<ShippingAddressForm, unknown, ShippingAddress> }) {
+  const suggestions = useAddressSuggestions();
+  const [county, subCounty] = form.watch(['county', 'sub_county']);
+  return (
+    <>
+      <FormField
+        form={form}
+        name="county"
+        label="County"
+        schema={fields.county}
+        list="county-options"
+        autoComplete="address-level1"
+        placeholder="e.g. Nairobi"
+      >
+        <Suggestions id="county-options" names={suggestions?.countyNames ?? []} />
+      </FormField>
+      <FormField
+        form={form}
+        name="phoneNumber"
+        label="Phone Number"
+        schema={fields.phoneNumber}
+        {...numericInput}
+        autoComplete="tel-national"
+        placeholder="e.g. 0711223344"
+      />
+      <FormField
+        form={form}
+        name="postalCode"
+        label="Postal Code"
+        schema={fields.postalCode}
+        {...numericInput}
+        autoComplete="postal-code"
+        placeholder="e.g. 00100"
+      />
+      <FormField
+        form={form}
+        name="sub_county"
+        id="subCounty"
+        label="Sub County"
+        schema={fields.sub_county}
+        list="sub-county-options"
+        autoComplete="address-level2"
+        placeholder="e.g. Westlands"
+      >
+        <Suggestions id="sub-county-options" names={suggestions?.subCountyNames(county) ?? []} />
+      </FormField>
+      <FormField
+        form={form}
+        name="ward"
+        label="Ward"
+        className="mb-4"
+        schema={fields.ward}
+        list="ward-options"
+        autoComplete="address-level3"
+        placeholder="e.g. Parklands/Highridge"
+      >
+        <Suggestions id="ward-options" names={suggestions?.wardNames(county, subCounty) ?? []} />
+      </FormField>
+    </>
+  );
+}
+
+function ShippingForm() {
+  const saved = useAppSelector((s) => s.cart.shippingAddress);
+  const dispatch = useAppDispatch();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const form = useZodForm<ShippingAddressForm, ShippingAddress>(shippingAddressForm, formValues(saved));
+
+  const addressIncomplete = isShippingNotice(location.state) && location.state.addressIncomplete === true;
+  // Sent back by Place Order: the fields it still needs say so, in the API's own words.
+  useIncompleteAddressErrors(form, addressIncomplete);
+  const filledFromLastOrder = useLastOrderAddress(form, saved);
 
   // No field is required here (docs/product-rules.md, Validation): Place Order sends an incomplete address back.
   const submit = form.handleSubmit((address) => {
@@ -131,59 +209,7 @@ function ShippingForm() {
         </p>
       )}
       <Form noValidate onSubmit={submit}>
-        <FormField
-          form={form}
-          name="county"
-          label="County"
-          schema={fields.county}
-          list="county-options"
-          autoComplete="address-level1"
-          placeholder="e.g. Nairobi"
-        >
-          <Suggestions id="county-options" names={suggestions?.countyNames ?? []} />
-        </FormField>
-        <FormField
-          form={form}
-          name="phoneNumber"
-          label="Phone Number"
-          schema={fields.phoneNumber}
-          {...numericInput}
-          autoComplete="tel-national"
-          placeholder="e.g. 0711223344"
-        />
-        <FormField
-          form={form}
-          name="postalCode"
-          label="Postal Code"
-          schema={fields.postalCode}
-          {...numericInput}
-          autoComplete="postal-code"
-          placeholder="e.g. 00100"
-        />
-        <FormField
-          form={form}
-          name="sub_county"
-          id="subCounty"
-          label="Sub County"
-          schema={fields.sub_county}
-          list="sub-county-options"
-          autoComplete="address-level2"
-          placeholder="e.g. Westlands"
-        >
-          <Suggestions id="sub-county-options" names={suggestions?.subCountyNames(county) ?? []} />
-        </FormField>
-        <FormField
-          form={form}
-          name="ward"
-          label="Ward"
-          className="mb-4"
-          schema={fields.ward}
-          list="ward-options"
-          autoComplete="address-level3"
-          placeholder="e.g. Parklands/Highridge"
-        >
-          <Suggestions id="ward-options" names={suggestions?.wardNames(county, subCounty) ?? []} />
-        </FormField>
+        <ShippingFields form={form} />
         <div className="d-grid d-sm-block">
           <Button type="submit" variant="dark" className="px-4">
             Continue

@@ -1,13 +1,14 @@
-import { useState } from 'react';
 import Badge from 'react-bootstrap/Badge';
 import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
 import { nairobiMinute } from '../../../shared/dates';
-import type { MailStatus, QueuedMail } from '../../../shared/schemas/mail';
+import { MAIL_STATUSES, type MailStatus, type QueuedMail } from '../../../shared/schemas/mail';
 import { type ListColumn, ResponsiveList } from '../../components/list/table-parts';
 import Loader from '../../components/loader';
 import Message from '../../components/message';
 import PageTitle from '../../components/page-title';
+import { paths } from '../../config/paths';
+import { useListSearch } from '../../hooks/use-list-search';
 import { errorMessage } from '../../lib/errors';
 import { useGetMailQueueQuery } from './api';
 
@@ -18,6 +19,11 @@ const KIND_LABEL: Record<string, string> = {
   order_paid: 'Payment received',
   order_delivered: 'Order delivered',
 };
+
+/** The status filter in the address (?status=failed); anything else shows every mail. */
+function statusFrom(value: string | null): MailStatus | '' {
+  return MAIL_STATUSES.find((s) => s === value) ?? '';
+}
 
 const MAIL_COLUMNS: readonly ListColumn<QueuedMail>[] = [
   { header: 'DATE', cell: (m) => nairobiMinute(m.createdAt), nowrap: true },
@@ -43,9 +49,13 @@ const MAIL_COLUMNS: readonly ListColumn<QueuedMail>[] = [
   { header: 'ATTEMPTS', cell: (m) => m.attempts },
 ];
 
-/** The newest mails the shop sent or is trying to send, so the owner sees a mail server outage. */
+/**
+ * The newest mails the shop sent or is trying to send, so the owner sees a mail server outage.
+ * The status filter is in the address, as on the other admin lists.
+ */
 export default function MailListScreen() {
-  const [status, setStatus] = useState<MailStatus | ''>('');
+  const list = useListSearch({ path: paths.admin.mail });
+  const status = statusFrom(list.params.get('status'));
   const { data, isLoading, isFetching, error, refetch } = useGetMailQueueQuery(status);
 
   return (
@@ -57,14 +67,10 @@ export default function MailListScreen() {
           {isFetching ? 'Refreshing…' : 'Refresh'}
         </Button>
       </div>
-      {data && (
-        <p className="text-body-secondary">
-          {(['queued', 'sending', 'sent', 'failed'] as const).map((s) => `${data.counts[s] ?? 0} ${s}`).join(' · ')}
-        </p>
-      )}
+      {data && <p className="text-body-secondary">{MAIL_STATUSES.map((s) => `${data.counts[s] ?? 0} ${s}`).join(' · ')}</p>}
       <Form.Group controlId="mail-filter-status" className="mb-3" style={{ maxWidth: '16rem' }}>
         <Form.Label>Status</Form.Label>
-        <Form.Select value={status} onChange={(e) => setStatus(e.target.value as MailStatus | '')}>
+        <Form.Select value={status} onChange={(e) => list.update({ status: e.target.value })}>
           <option value="">All</option>
           <option value="queued">Queued</option>
           <option value="sending">Sending</option>

@@ -1,56 +1,21 @@
-import { type FormEvent, useEffect, useState } from 'react';
 import Button from 'react-bootstrap/Button';
-import Col from 'react-bootstrap/Col';
-import Form from 'react-bootstrap/Form';
-import Row from 'react-bootstrap/Row';
-import Spinner from 'react-bootstrap/Spinner';
-import { useSearchParams } from 'react-router';
-import { nairobiDay, nairobiMinute } from '../../../shared/dates';
+import { nairobiDay } from '../../../shared/dates';
 import type { Order } from '../../../shared/schemas/orders';
 import ConfirmDialog from '../../components/confirm-dialog';
 import { CrossIcon } from '../../components/icons';
-import { ListSearchField, listAddress } from '../../components/list/list-controls';
-import { buttonSize, type ListColumn, ResponsiveList, RowActions } from '../../components/list/table-parts';
+import { buttonSize, type ListColumn, type ListLayout, ResponsiveList, RowActions } from '../../components/list/table-parts';
 import Loader from '../../components/loader';
 import Message from '../../components/message';
 import PageTitle from '../../components/page-title';
 import Paginate from '../../components/paginate';
 import Price from '../../components/price';
 import { paths } from '../../config/paths';
+import { useConfirmedDelete } from '../../hooks/use-confirmed-delete';
+import { useListSearch } from '../../hooks/use-list-search';
 import { errorMessage } from '../../lib/errors';
 import { toastErrors, toastSuccess } from '../../lib/toast';
-import { type OrderListParams, useDeleteOrderMutation, useGetOrdersPageQuery, useMarkPaidMutation } from './api';
-
-/** A filter choice as kept in the address: '' for all, else 'true' or 'false'. */
-type FlagChoice = '' | 'true' | 'false';
-
-function flagChoice(value: string | null): FlagChoice {
-  return value === 'true' || value === 'false' ? value : '';
-}
-
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-
-function dayChoice(value: string | null): string {
-  return value && DAY.test(value) ? value : '';
-}
-
-/** `to` is a day, or an instant when a link asks for orders placed up to a moment (the dashboard's "unpaid after a day"). */
-function toChoice(value: string | null): string {
-  if (!value) return '';
-  return DAY.test(value) || (value.includes('T') && !Number.isNaN(Date.parse(value))) ? value : '';
-}
-
-/** The CSV export of what the list shows: the same filters, every page. */
-function exportAddress(filters: Record<string, string>): string {
-  const query = new URLSearchParams(Object.entries(filters).filter(([, value]) => value !== ''));
-  const text = query.toString();
-  return text ? `/api/admin/exports/orders.csv?${text}` : '/api/admin/exports/orders.csv';
-}
-
-function pageFrom(param: string | null): number {
-  const page = Number(param);
-  return Number.isInteger(page) && page >= 1 ? page : 1;
-}
+import { useDeleteOrderMutation, useGetOrdersPageQuery, useMarkPaidMutation } from './api';
+import OrderListFilters, { isFiltering, orderFiltersFrom, orderListParams } from './order-list-filters';
 
 const columns: ListColumn<Order>[] = [
   {
@@ -82,60 +47,53 @@ const columns: ListColumn<Order>[] = [
   },
 ];
 
+/** A row's buttons: Details, Mark As Paid (disabled once paid) and Delete. */
+function OrderRowActions(props: {
+  order: Order;
+  layout: ListLayout;
+  deleting: boolean;
+  onDelete: () => void;
+  marking: boolean;
+  onMarkPaid: () => void;
+}) {
+  const { order, layout } = props;
+  return (
+    <RowActions
+      layout={layout}
+      to={paths.order(order._id)}
+      linkLabel={`Details of order ${order.orderNumber}`}
+      link="Details"
+      deleteLabel={`Delete order ${order.orderNumber}`}
+      deleting={props.deleting}
+      onDelete={props.onDelete}
+    >
+      <Button
+        variant="outline-dark"
+        size={buttonSize(layout)}
+        className={layout === 'card' ? 'tap-target' : 'me-2'}
+        aria-label={`Mark As Paid: order ${order.orderNumber}`}
+        title={order.isPaid ? 'Already paid' : undefined}
+        disabled={order.isPaid || props.marking}
+        onClick={props.onMarkPaid}
+      >
+        Mark As Paid
+      </Button>
+    </RowActions>
+  );
+}
+
 /**
  * The orders, newest first, a page at a time (docs/product-rules.md, Screens: Admin order list), with payment, delivery
  * and date filters and a search, all kept in the address. "To deliver" is paid and not delivered:
  * what the merchant has to send out next.
  */
 export default function OrderListScreen() {
-  const [searchParams, setSearchParams] = useSearchParams();
-  const paid = flagChoice(searchParams.get('isPaid'));
-  const delivered = flagChoice(searchParams.get('isDelivered'));
-  const from = dayChoice(searchParams.get('from'));
-  const to = toChoice(searchParams.get('to'));
-  const toInstant = to !== '' && !DAY.test(to);
-  const keyword = (searchParams.get('keyword') ?? '').trim();
-  const page = pageFrom(searchParams.get('page'));
-  const filtering = paid !== '' || delivered !== '' || from !== '' || to !== '' || keyword !== '';
-  const toDeliver = paid === 'true' && delivered === 'false';
-
-  const params: OrderListParams = {
-    pageNumber: page,
-    ...(paid !== '' && { isPaid: paid === 'true' }),
-    ...(delivered !== '' && { isDelivered: delivered === 'true' }),
-    ...(from && { from }),
-    ...(to && { to }),
-    ...(keyword && { keyword }),
-  };
-  const { data, isLoading, isFetching, error } = useGetOrdersPageQuery(params);
-  const [deleteOrder, { isLoading: deleting, originalArgs: deletingId }] = useDeleteOrderMutation();
+  const list = useListSearch({ path: paths.admin.orders });
+  const filters = orderFiltersFrom(list);
+  const { data, isLoading, isFetching, error } = useGetOrdersPageQuery(orderListParams(filters, list.page));
+  const [deleteOrder] = useDeleteOrderMutation();
+  const deletion = useConfirmedDelete((order: Order) => deleteOrder(order._id).unwrap());
   const [markPaid, { isLoading: marking, originalArgs: markingId }] = useMarkPaidMutation();
-  const [orderToDelete, setOrderToDelete] = useState<Order | null>(null);
-  const [searchText, setSearchText] = useState(keyword);
-  useEffect(() => setSearchText(keyword), [keyword]);
-
-  const linkWith = (changes: Record<string, string | null>) => listAddress(paths.admin.orders, searchParams, changes);
-
-  function update(changes: Record<string, string | null>) {
-    setSearchParams(new URLSearchParams(linkWith(changes).split('?')[1] ?? ''), { replace: true });
-  }
-
-  function search(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    update({ keyword: searchText.trim() });
-  }
-
-  async function confirmDelete() {
-    const order = orderToDelete;
-    setOrderToDelete(null);
-    if (!order) return;
-    try {
-      const result = await deleteOrder(order._id).unwrap();
-      toastSuccess(result.msg);
-    } catch (err) {
-      toastErrors(err);
-    }
-  }
 
   async function markAsPaid(order: Order) {
     try {
@@ -150,89 +108,7 @@ export default function OrderListScreen() {
     <>
       <PageTitle title="Orders" />
       <h1 className="h2 mb-3">Orders</h1>
-
-      <Form className="mb-3" onSubmit={search} aria-label="Filter orders">
-        <Row className="g-2 align-items-end">
-          <Col xs={12} lg={4}>
-            <ListSearchField
-              id="order-search"
-              label="Search orders"
-              placeholder="Order number, name, email or phone"
-              value={searchText}
-              onChange={setSearchText}
-            />
-          </Col>
-          <Col xs={6} md={3} lg={2}>
-            <Form.Group controlId="order-filter-paid">
-              <Form.Label>Payment</Form.Label>
-              <Form.Select value={paid} onChange={(e) => update({ isPaid: e.target.value })}>
-                <option value="">All</option>
-                <option value="true">Paid</option>
-                <option value="false">Unpaid</option>
-              </Form.Select>
-            </Form.Group>
-          </Col>
-          <Col xs={6} md={3} lg={2}>
-            <Form.Group controlId="order-filter-delivered">
-              <Form.Label>Delivery</Form.Label>
-              <Form.Select value={delivered} onChange={(e) => update({ isDelivered: e.target.value })}>
-                <option value="">All</option>
-                <option value="true">Delivered</option>
-                <option value="false">Not delivered</option>
-              </Form.Select>
-            </Form.Group>
-          </Col>
-          <Col xs={6} md={3} lg={2}>
-            <Form.Group controlId="order-filter-from">
-              <Form.Label>From</Form.Label>
-              <Form.Control type="date" value={from} max={to || undefined} onChange={(e) => update({ from: e.target.value })} />
-            </Form.Group>
-          </Col>
-          <Col xs={6} md={3} lg={2}>
-            <Form.Group controlId="order-filter-to">
-              <Form.Label>To</Form.Label>
-              <Form.Control
-                type="date"
-                value={toInstant ? '' : to}
-                min={from || undefined}
-                onChange={(e) => update({ to: e.target.value })}
-              />
-            </Form.Group>
-          </Col>
-        </Row>
-        <div className="d-flex flex-wrap align-items-center gap-2 mt-2">
-          <Button
-            variant={toDeliver ? 'dark' : 'outline-dark'}
-            className="tap-target"
-            aria-pressed={toDeliver}
-            onClick={() => update(toDeliver ? { isPaid: null, isDelivered: null } : { isPaid: 'true', isDelivered: 'false' })}
-          >
-            To deliver
-          </Button>
-          <a
-            className="btn btn-outline-dark tap-target d-inline-flex align-items-center"
-            href={exportAddress({ isPaid: paid, isDelivered: delivered, from, to, keyword })}
-            download
-          >
-            Export CSV
-          </a>
-          {filtering && (
-            <Button
-              variant="link"
-              className="tap-target"
-              onClick={() => setSearchParams(new URLSearchParams(), { replace: true })}
-            >
-              Clear filters
-            </Button>
-          )}
-          {isFetching && !isLoading && (
-            <Spinner animation="border" size="sm" role="status">
-              <span className="visually-hidden">Updating the list…</span>
-            </Spinner>
-          )}
-        </div>
-        {toInstant && <p className="small text-body-secondary mt-2 mb-0">Placed up to {nairobiMinute(to)}</p>}
-      </Form>
+      <OrderListFilters list={list} filters={filters} updating={isFetching && !isLoading} />
 
       {isLoading ? (
         <Loader label="Loading orders…" />
@@ -240,7 +116,11 @@ export default function OrderListScreen() {
         <Message variant="danger">{errorMessage(error)}</Message>
       ) : !data || data.orders.length === 0 ? (
         <Message>
-          {filtering ? 'No orders match these filters' : page > 1 ? 'There are no orders on this page.' : 'No orders yet'}
+          {isFiltering(filters)
+            ? 'No orders match these filters'
+            : list.page > 1
+              ? 'There are no orders on this page.'
+              : 'No orders yet'}
         </Message>
       ) : (
         <div className={isFetching ? 'opacity-75' : undefined} aria-busy={isFetching}>
@@ -250,40 +130,25 @@ export default function OrderListScreen() {
             rowKey={(order) => order._id}
             columns={columns}
             actions={(order, layout) => (
-              <RowActions
+              <OrderRowActions
+                order={order}
                 layout={layout}
-                to={paths.order(order._id)}
-                linkLabel={`Details of order ${order.orderNumber}`}
-                link="Details"
-                deleteLabel={`Delete order ${order.orderNumber}`}
-                deleting={deleting && deletingId === order._id}
-                onDelete={() => setOrderToDelete(order)}
-              >
-                <Button
-                  variant="outline-dark"
-                  size={buttonSize(layout)}
-                  className={layout === 'card' ? 'tap-target' : 'me-2'}
-                  aria-label={`Mark As Paid: order ${order.orderNumber}`}
-                  title={order.isPaid ? 'Already paid' : undefined}
-                  disabled={order.isPaid || (marking && markingId === order._id)}
-                  onClick={() => markAsPaid(order)}
-                >
-                  Mark As Paid
-                </Button>
-              </RowActions>
+                deleting={deletion.pending?._id === order._id}
+                onDelete={() => deletion.ask(order)}
+                marking={marking && markingId === order._id}
+                onMarkPaid={() => markAsPaid(order)}
+              />
             )}
           />
-          <Paginate pages={data.pages} page={data.page} linkTo={(n) => linkWith({ page: n > 1 ? String(n) : null })} />
+          <Paginate pages={data.pages} page={data.page} linkTo={list.pageLink} />
         </div>
       )}
 
       <ConfirmDialog
-        show={orderToDelete !== null}
+        {...deletion.dialog}
         title="Confirm Deletion"
         body="Are you sure you want to delete this order?"
         confirmLabel="Delete"
-        onConfirm={confirmDelete}
-        onCancel={() => setOrderToDelete(null)}
       />
     </>
   );

@@ -2,6 +2,8 @@ import Col from 'react-bootstrap/Col';
 import ListGroup from 'react-bootstrap/ListGroup';
 import Row from 'react-bootstrap/Row';
 import { Link, useLocation, useParams } from 'react-router';
+import { nairobiDay } from '../../../shared/dates';
+import type { Order } from '../../../shared/schemas/orders';
 import Loader from '../../components/loader';
 import Message from '../../components/message';
 import OrderItemsList from '../../components/order/order-items-list';
@@ -14,7 +16,52 @@ import { LipaNaMpesaDetails, PaymentStatus, PayOrder } from '../payments';
 import AdminOrderActions from './admin-order-actions';
 import { useGetOrderDetailsQuery } from './api';
 import '../../styles/list-group.scss';
-import { nairobiDay } from '../../../shared/dates';
+
+/** Set by Place Order: the shopper has just ordered, and is thanked before anything else. */
+function OrderThanks({ order }: { order: Order }) {
+  return (
+    <div className="mb-3" data-testid="order-thanks">
+      <h2 className="h3 mb-1">Thank you for your order!</h2>
+      <p className="mb-0 text-body-secondary">
+        {order.isPaid ? 'It is paid, and we will deliver it soon.' : 'Pay with M-Pesa below, and we will deliver it soon.'}
+      </p>
+    </div>
+  );
+}
+
+/** Who the order goes to, where, and whether it has been delivered. */
+function ShippingDetails({ order }: { order: Order }) {
+  const address = order.shippingAddress;
+  return (
+    <>
+      <h2 className="h4">Shipping</h2>
+      <p className="mb-1">
+        <strong>Name: </strong>
+        {order.user?.name ?? 'Deleted account'}
+      </p>
+      {order.user && (
+        <p className="mb-1 text-break">
+          <strong>Email: </strong>
+          <a href={`mailto:${order.user.email}`}>{order.user.email}</a>
+        </p>
+      )}
+      <p className="mb-1">
+        <strong>Address: </strong>
+        {address.county}, {address.sub_county}, {address.ward}, {address.postalCode}
+      </p>
+      <p>
+        <strong>Phone: </strong>
+        {address.phoneNumber}
+      </p>
+      {order.isDelivered ? (
+        <Message variant="success">Delivered on {nairobiDay(order.deliveredAt)}</Message>
+      ) : (
+        // A state to come, not an error: nothing has gone wrong with a new order.
+        <Message variant="secondary">Not Delivered</Message>
+      )}
+    </>
+  );
+}
 
 /** One order (docs/product-rules.md, Screens: Order details): address, delivery and payment state, items, summary and the next steps. */
 export default function OrderScreen() {
@@ -35,7 +82,6 @@ export default function OrderScreen() {
     );
   }
 
-  const address = order.shippingAddress;
   const isOwner = user !== null && order.user?._id === user._id;
   // The shopper's next step is to pay: on a phone the pay box comes first, above the details.
   const canPayHere = isOwner && !order.isPaid;
@@ -43,14 +89,7 @@ export default function OrderScreen() {
   return (
     <>
       <PageTitle title={`Order ${order.orderNumber}`} />
-      {justPlaced && (
-        <div className="mb-3" data-testid="order-thanks">
-          <h2 className="h3 mb-1">Thank you for your order!</h2>
-          <p className="mb-0 text-body-secondary">
-            {order.isPaid ? 'It is paid, and we will deliver it soon.' : 'Pay with M-Pesa below, and we will deliver it soon.'}
-          </p>
-        </div>
-      )}
+      {justPlaced && <OrderThanks order={order} />}
       <div className="d-flex flex-wrap align-items-start justify-content-between gap-2 mb-3">
         <div>
           <h1 className="h4 mb-1">Order {order.orderNumber}</h1>
@@ -66,31 +105,7 @@ export default function OrderScreen() {
         <Col md={8}>
           <ListGroup variant="flush">
             <ListGroup.Item className="px-0 pb-3">
-              <h2 className="h4">Shipping</h2>
-              <p className="mb-1">
-                <strong>Name: </strong>
-                {order.user?.name ?? 'Deleted account'}
-              </p>
-              {order.user && (
-                <p className="mb-1 text-break">
-                  <strong>Email: </strong>
-                  <a href={`mailto:${order.user.email}`}>{order.user.email}</a>
-                </p>
-              )}
-              <p className="mb-1">
-                <strong>Address: </strong>
-                {address.county}, {address.sub_county}, {address.ward}, {address.postalCode}
-              </p>
-              <p>
-                <strong>Phone: </strong>
-                {address.phoneNumber}
-              </p>
-              {order.isDelivered ? (
-                <Message variant="success">Delivered on {nairobiDay(order.deliveredAt)}</Message>
-              ) : (
-                // A state to come, not an error: nothing has gone wrong with a new order.
-                <Message variant="secondary">Not Delivered</Message>
-              )}
+              <ShippingDetails order={order} />
             </ListGroup.Item>
             <ListGroup.Item className="px-0 py-3">
               <h2 className="h4">Payment Method</h2>

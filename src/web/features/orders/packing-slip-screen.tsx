@@ -3,14 +3,13 @@ import Button from 'react-bootstrap/Button';
 import ToggleButton from 'react-bootstrap/ToggleButton';
 import ToggleButtonGroup from 'react-bootstrap/ToggleButtonGroup';
 import { Link, useParams } from 'react-router';
-import { SHOP_NAME } from '../../../shared/constants';
-import { nairobiMinute } from '../../../shared/dates';
 import Loader from '../../components/loader';
 import Message from '../../components/message';
 import PageTitle from '../../components/page-title';
 import { paths } from '../../config/paths';
 import { errorMessage } from '../../lib/errors';
 import { useGetOrderDetailsQuery } from './api';
+import PackingSlip from './packing-slip';
 import './packing-slip.css';
 
 type Paper = 'a4' | '80' | '58';
@@ -29,6 +28,33 @@ const PAGE_RULE: Record<Paper, string> = {
 
 function paperFrom(value: string | null): Paper {
   return value === '80' || value === '58' ? value : 'a4';
+}
+
+/** On screen only: back to the order, the paper the slip is laid out for, and Print. */
+function SlipControls({ orderId, paper, onChoose }: { orderId: string; paper: Paper; onChoose: (paper: Paper) => void }) {
+  return (
+    <div className="slip-controls">
+      <Link to={paths.order(orderId)} className="btn btn-light tap-target d-inline-flex align-items-center me-auto">
+        Back to the order
+      </Link>
+      <ToggleButtonGroup type="radio" name="slip-paper" value={paper} onChange={onChoose} aria-label="Paper">
+        {PAPERS.map((p) => (
+          <ToggleButton
+            key={p.value}
+            id={`slip-paper-${p.value}`}
+            value={p.value}
+            variant="outline-dark"
+            className="tap-target d-inline-flex align-items-center"
+          >
+            {p.label}
+          </ToggleButton>
+        ))}
+      </ToggleButtonGroup>
+      <Button variant="dark" className="tap-target" onClick={() => window.print()}>
+        Print
+      </Button>
+    </div>
+  );
 }
 
 /**
@@ -63,88 +89,12 @@ export default function PackingSlipScreen() {
     );
   }
 
-  const address = order.shippingAddress;
-  const units = order.orderItems.reduce((sum, item) => sum + item.qty, 0);
-
   return (
     <div className={`slip-paper-${paper}`}>
       <PageTitle title={`Packing slip ${order.orderNumber}`} />
       <style>{`@media print { ${PAGE_RULE[paper]} }`}</style>
-      <div className="slip-controls">
-        <Link to={paths.order(order._id)} className="btn btn-light tap-target d-inline-flex align-items-center me-auto">
-          Back to the order
-        </Link>
-        <ToggleButtonGroup type="radio" name="slip-paper" value={paper} onChange={choose} aria-label="Paper">
-          {PAPERS.map((p) => (
-            <ToggleButton
-              key={p.value}
-              id={`slip-paper-${p.value}`}
-              value={p.value}
-              variant="outline-dark"
-              className="tap-target d-inline-flex align-items-center"
-            >
-              {p.label}
-            </ToggleButton>
-          ))}
-        </ToggleButtonGroup>
-        <Button variant="dark" className="tap-target" onClick={() => window.print()}>
-          Print
-        </Button>
-      </div>
-
-      <article className="packing-slip" aria-label="Packing slip">
-        <p className="slip-shop">{SHOP_NAME}</p>
-        <h1 className="slip-title">Packing slip</h1>
-        <p>
-          Order <span className="slip-number">{order.orderNumber}</span>
-        </p>
-        <p>Placed {nairobiMinute(order.createdAt)}</p>
-        <p>{order.isPaid ? `Paid${order.mpesaReceipt ? ` (M-Pesa ${order.mpesaReceipt})` : ''}` : 'Not paid'}</p>
-
-        <div className="slip-section">
-          <p className="slip-label">Deliver to</p>
-          <p>{order.user?.name ?? 'Deleted account'}</p>
-          <p className="slip-address">
-            {address.ward}, {address.sub_county}
-          </p>
-          <p className="slip-address">
-            {address.county} {address.postalCode}
-          </p>
-          <p>
-            <span className="slip-label">Phone:</span> {address.phoneNumber}
-          </p>
-        </div>
-
-        <div className="slip-section">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col" className="slip-qty">
-                  Qty
-                </th>
-                <th scope="col">Item</th>
-                <th scope="col" className="slip-check">
-                  <span className="visually-hidden">Packed</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {order.orderItems.map((item, index) => (
-                <tr key={item._id ?? `deleted-${index}`}>
-                  <td className="slip-qty">{item.qty}</td>
-                  <td className="slip-item">{item.name}</td>
-                  <td className="slip-check">
-                    <span className="slip-box" />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        <p className="slip-section">
-          {order.orderItems.length} {order.orderItems.length === 1 ? 'line' : 'lines'}, {units} {units === 1 ? 'item' : 'items'}
-        </p>
-      </article>
+      <SlipControls orderId={order._id} paper={paper} onChoose={choose} />
+      <PackingSlip order={order} />
     </div>
   );
 }

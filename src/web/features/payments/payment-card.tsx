@@ -9,7 +9,7 @@ import type { LedgerPayment } from '../../../shared/schemas/payments';
 import FormField from '../../components/form/form-field';
 import { useZodForm } from '../../components/form/use-zod-form';
 import { paths } from '../../config/paths';
-import { errorMessage } from '../../lib/errors';
+import { placeServerErrors } from '../../hooks/use-server-errors';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { useAssignPaymentMutation, useResolvePaymentMutation } from './api';
 import { exceptionReason, isOpenException, receivedTime, SOURCE_LABEL, STATUS_LABEL, STATUS_VARIANT } from './ledger-text';
@@ -32,7 +32,7 @@ function AssignForm({ payment, onClose }: { payment: LedgerPayment; onClose: (do
       toastSuccess(updated.status === 'credited' ? 'Payment assigned: it pays the order' : 'Payment assigned to the order');
       onClose(true);
     } catch (err) {
-      form.setError('orderId', { message: errorMessage(err) });
+      placeServerErrors(form, err, { rename: { orderNumber: 'orderId' }, fallback: 'orderId' });
       toastErrors(err);
     }
   });
@@ -85,7 +85,7 @@ function ResolveForm({ payment, onClose }: { payment: LedgerPayment; onClose: (d
         );
         onClose(true);
       } catch (err) {
-        form.setError('note', { message: errorMessage(err) });
+        placeServerErrors(form, err, { fallback: 'note' });
         toastErrors(err);
       }
     });

@@ -1,12 +1,13 @@
 import { useState } from 'react';
 import Button from 'react-bootstrap/Button';
-import { Link, useSearchParams } from 'react-router';
+import { Link } from 'react-router';
 import type { LedgerFilter } from '../../../shared/schemas/payments';
 import Loader from '../../components/loader';
 import Message from '../../components/message';
 import PageTitle from '../../components/page-title';
 import Paginate from '../../components/paginate';
 import { paths } from '../../config/paths';
+import { useListSearch } from '../../hooks/use-list-search';
 import { errorMessage } from '../../lib/errors';
 import { paymentsApi, REFUND_POLL_MS, useGetLedgerQuery } from './api';
 import PaymentCard from './payment-card';
@@ -26,20 +27,15 @@ export function filterFrom(value: string | null): LedgerFilter {
   return FILTERS.find((f) => f.value === value)?.value ?? 'all';
 }
 
-export function pageFrom(value: string | null): number {
-  const page = Number(value);
-  return Number.isInteger(page) && page >= 1 ? page : 1;
-}
-
 /**
  * The M-Pesa ledger, newest first: every payment the shop learned of, each exception with its
  * reason and what can be done about it. The filter and page are in the address, so a view can be
  * linked and survives a reload.
  */
 export default function PaymentListScreen() {
-  const [searchParams] = useSearchParams();
-  const status = filterFrom(searchParams.get('status'));
-  const page = pageFrom(searchParams.get('pageNumber'));
+  const list = useListSearch({ path: paths.admin.payments(), pageParam: 'pageNumber' });
+  const { page } = list;
+  const status = filterFrom(list.params.get('status'));
   const ledgerArgs = { status, pageNumber: page };
   // A refund waits for M-Pesa's result: ask again while one on the page still does (an
   // unanswered one is listed for the admin and waits for nothing).
@@ -103,7 +99,7 @@ export default function PaymentListScreen() {
         <Message>
           {page > 1 ? 'There are no payments on this page.' : filter.empty}{' '}
           {page > 1 && (
-            <Link to={paths.admin.payments(status)} className="alert-link">
+            <Link to={list.pageLink(1)} className="alert-link">
               Back to the first page
             </Link>
           )}
@@ -117,7 +113,7 @@ export default function PaymentListScreen() {
               </li>
             ))}
           </ul>
-          <Paginate pages={data.pages} page={data.page} linkTo={(n) => paths.admin.payments(status, n)} />
+          <Paginate pages={data.pages} page={data.page} linkTo={list.pageLink} />
         </div>
       )}
     </>

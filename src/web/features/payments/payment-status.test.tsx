@@ -73,13 +73,17 @@ const status = (over: Partial<PaymentStatusBody> = {}): PaymentStatusBody => ({
 
 let posts: { url: string; body: unknown }[] = [];
 let paymentStatus: PaymentStatusBody;
+/** The server's refusal of a recorded payment, when it refuses one. */
+let refusal: { status: number; body: unknown } | null = null;
 
 beforeEach(() => {
   posts = [];
   paymentStatus = status();
+  refusal = null;
   vi.stubGlobal('fetch', async (request: Request) => {
     if (request.method === 'POST') {
       posts.push({ url: new URL(request.url).pathname, body: JSON.parse(await request.text()) });
+      if (refusal) return Response.json(refusal.body, { status: refusal.status });
       return Response.json(ledgerPayment({ _id: 'lp9', source: 'manual' }), { status: 201 });
     }
     return Response.json(paymentStatus);
@@ -95,7 +99,7 @@ function renderWithStore(ui: React.ReactElement) {
   render(<Provider store={makeStore()}>{ui}</Provider>);
 }
 
-describe('PaymentStatus', () => {
+describe('PaymentStatus: the payments on the order', () => {
   it('shows what M-Pesa charged for a paid order, not the total with its cents', async () => {
     paymentStatus = status({ amountPaid: 502, payments: [ledgerPayment({})] });
     renderWithStore(
@@ -131,6 +135,15 @@ describe('PaymentStatus', () => {
     expect(list.queryByText(/Paid twice/)).toBeNull();
   });
 
+  it('shows no payment list while the order has none', async () => {
+    paymentStatus = status({ isPaid: false, paidAt: null, receipt: null });
+    renderWithStore(<PaymentStatus order={order()} canPay />);
+    expect(await screen.findByText('Not Paid')).toBeTruthy();
+    await waitFor(() => expect(screen.queryByRole('region', { name: 'Payments' })).toBeNull());
+  });
+});
+
+describe('PaymentStatus: what the shopper and the admin are told', () => {
   it('never shows a shopper the admin’s note, an exception or its detail, even when the server sends them', async () => {
     paymentStatus = status({
       isPaid: false,
@@ -203,7 +216,9 @@ describe('PaymentStatus', () => {
     renderWithStore(<PaymentStatus order={order({ isPaid: true })} canPay={false} isAdmin />);
     expect(await screen.findByText('Paid twice: this order was already paid. Refund or keep as credit.')).toBeTruthy();
   });
+});
 
+describe('PaymentStatus: an unconfirmed prompt', () => {
   it('tells the shopper honestly when M-Pesa did not confirm the prompt, and keeps asking', async () => {
     const attempt = {
       status: 'unknown' as const,
@@ -221,13 +236,6 @@ describe('PaymentStatus', () => {
     // The late callback pays it: the page learns of it by itself.
     paymentStatus = status({ isPaid: true, amountPaid: 502, lastAttempt: { ...attempt, status: 'paid' } });
     expect(await screen.findByText('M-Pesa payment received. Updating the order…', {}, { timeout: 5000 })).toBeTruthy();
-  });
-
-  it('shows no payment list while the order has none', async () => {
-    paymentStatus = status({ isPaid: false, paidAt: null, receipt: null });
-    renderWithStore(<PaymentStatus order={order()} canPay />);
-    expect(await screen.findByText('Not Paid')).toBeTruthy();
-    await waitFor(() => expect(screen.queryByRole('region', { name: 'Payments' })).toBeNull());
   });
 });
 
@@ -321,5 +329,27 @@ describe('RecordOrderPayment', () => {
     fireEvent.click(form.getByRole('button', { name: 'Record M-Pesa payment' }));
     await waitFor(() => expect(posts).toHaveLength(1));
     expect(posts[0]).toEqual({ url: '/api/admin/payments', body: { orderId: ORDER, receipt: 'SKL4A7K2QZ', amount: 502 } });
+  });
+
+  it('shows a refusal under the amount when it is about the amount, and under the receipt otherwise', async () => {
+    paymentStatus = status({ isPaid: false, paidAt: null, receipt: null, amountDue: 502 });
+    renderWithStore(<RecordOrderPayment order={order()} reloading={false} />);
+    const form = within(screen.getByRole('form', { name: 'Record M-Pesa payment' }));
+    const receipt = form.getByLabelText('M-Pesa receipt');
+    const amount = form.getByLabelText('Amount (Ksh)');
+    fireEvent.change(receipt, { target: { value: 'SKL4A7K2QZ' } });
+    fireEvent.change(amount, { target: { value: '502' } });
+
+    refusal = { status: 400, body: { errors: [{ msg: 'Amount has at most two decimals', path: 'amount' }] } };
+    fireEvent.click(form.getByRole('button', { name: 'Record M-Pesa payment' }));
+    await waitFor(() => expect(amount.getAttribute('aria-invalid')).toBe('true'));
+    expect(form.getByText('Amount has at most two decimals')).toBeTruthy();
+    expect(receipt.getAttribute('aria-invalid')).toBeNull();
+
+    refusal = { status: 404, body: { errors: [{ msg: 'Order not found' }] } };
+    fireEvent.click(form.getByRole('button', { name: 'Record M-Pesa payment' }));
+    await waitFor(() => expect(receipt.getAttribute('aria-invalid')).toBe('true'));
+    expect(form.getByText('Order not found')).toBeTruthy();
+    expect(posts).toHaveLength(2);
   });
 });

@@ -6,7 +6,7 @@ import { toCents } from '../../../shared/money';
 import type { Order } from '../../../shared/schemas/orders';
 import FormField from '../../components/form/form-field';
 import { useZodForm } from '../../components/form/use-zod-form';
-import { errorMessage } from '../../lib/errors';
+import { placeServerErrors } from '../../hooks/use-server-errors';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { paymentsApi, useRecordPaymentMutation } from './api';
 import { orderPaymentForm } from './payment-forms';
@@ -40,8 +40,8 @@ export default function RecordOrderPayment({ order, reloading }: { order: Order;
       toastSuccess(`M-Pesa payment ${receipt} recorded`);
       form.resetField('receipt');
     } catch (err) {
-      const path = (err as { data?: { errors?: { path?: string }[] } }).data?.errors?.[0]?.path;
-      form.setError(path === 'amount' ? 'amount' : 'receipt', { message: errorMessage(err) });
+      // Under the amount when it is about the amount, else under the receipt.
+      placeServerErrors(form, err, { fallback: 'receipt' });
       toastErrors(err);
     }
   });

@@ -1,10 +1,9 @@
-import { useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import Spinner from 'react-bootstrap/Spinner';
 import { formatKsh } from '../../../shared/money';
 import type { LedgerPayment } from '../../../shared/schemas/payments';
 import ConfirmDialog from '../../components/confirm-dialog';
-import { toastErrors, toastSuccess } from '../../lib/toast';
+import { useConfirmedAction } from '../../hooks/use-confirmed-delete';
 import { useRefundPaymentMutation } from './api';
 import { receivedTime } from './ledger-text';
 
@@ -57,18 +56,10 @@ export function RefundState({ payment }: { payment: LedgerPayment }) {
 
 /** The Refund button and its confirmation: M-Pesa sends the whole payment back to the payer. */
 export function RefundButton({ payment, describedBy }: { payment: LedgerPayment; describedBy: string }) {
-  const [asking, setAsking] = useState(false);
-  const [refund, { isLoading }] = useRefundPaymentMutation();
-
-  async function confirm() {
-    setAsking(false);
-    try {
-      await refund({ id: payment._id, orderId: payment.orderId }).unwrap();
-      toastSuccess('Refund sent to M-Pesa');
-    } catch (error) {
-      toastErrors(error);
-    }
-  }
+  const [refund] = useRefundPaymentMutation();
+  const refunding = useConfirmedAction((p: LedgerPayment) => refund({ id: p._id, orderId: p.orderId }).unwrap(), {
+    success: () => 'Refund sent to M-Pesa',
+  });
 
   return (
     <>
@@ -76,19 +67,17 @@ export function RefundButton({ payment, describedBy }: { payment: LedgerPayment;
         variant="outline-danger"
         className="tap-target"
         aria-describedby={describedBy}
-        disabled={isLoading}
-        onClick={() => setAsking(true)}
+        disabled={refunding.busy}
+        onClick={() => refunding.ask(payment)}
       >
-        {isLoading && <Spinner as="span" animation="border" size="sm" className="me-2" aria-hidden="true" />}
+        {refunding.busy && <Spinner as="span" animation="border" size="sm" className="me-2" aria-hidden="true" />}
         Refund
       </Button>
       <ConfirmDialog
-        show={asking}
+        {...refunding.dialog}
         title="Refund this payment?"
         body={`M-Pesa will reverse the whole payment of ${formatKsh(payment.amount)} (receipt ${payment.receipt}) back to ${payment.phone ?? 'the payer'}. This cannot be undone.`}
         confirmLabel="Refund"
-        onConfirm={confirm}
-        onCancel={() => setAsking(false)}
       />
     </>
   );

@@ -1,11 +1,13 @@
 import Col from 'react-bootstrap/Col';
 import Row from 'react-bootstrap/Row';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
+import type { ProductPage } from '../../../shared/schemas/products';
 import Loader from '../../components/loader';
 import Message from '../../components/message';
 import PageTitle from '../../components/page-title';
 import Paginate from '../../components/paginate';
 import { type ListingFilters, listingQuery, paths } from '../../config/paths';
+import { pageFrom } from '../../hooks/use-list-search';
 import { errorMessage } from '../../lib/errors';
 import { useGetCategoriesQuery, useGetProductsQuery } from './api';
 import CategoryBar from './category-bar';
@@ -16,16 +18,57 @@ import ProductCarousel from './product-carousel';
 /** How many cards load their photo at once: the first row on a desktop. */
 const EAGER_CARDS = 4;
 
-/** The page number of the route, 1 when absent or not a whole number from 1 (docs/product-rules.md). */
-export function pageFromParam(value: string | undefined): number {
-  const page = Number(value);
-  return Number.isInteger(page) && page >= 1 ? page : 1;
-}
-
 /** "1 product", "24 products"; past the search's cap "1,000+ products", since more match than were counted. */
 export function productsLabel(count: number, capped = false): string {
   if (capped) return `${count.toLocaleString('en')}+ products`;
   return count === 1 ? '1 product' : `${count.toLocaleString('en')} products`;
+}
+
+/** The page's title: the search, the category or the page; the home page keeps the shop's own. */
+function listingTitle(keyword: string, category: string, pageNumber: number): string | undefined {
+  if (keyword) return `Search: ${keyword}`;
+  if (category) return pageNumber > 1 ? `${category}, page ${pageNumber}` : category;
+  return pageNumber > 1 ? `Latest Products, page ${pageNumber}` : undefined;
+}
+
+/** What the list shows: the search and any word it was corrected to, the category, the price range and how many. */
+function ListingSummary(props: {
+  data: ProductPage;
+  keyword: string;
+  category: string;
+  range: string | undefined;
+  everywhere: string;
+}) {
+  const { data, keyword, category, range } = props;
+  return (
+    <p className="text-body-secondary mb-1" aria-live="polite">
+      {keyword
+        ? data.closeTo
+          ? `Nothing matches “${keyword}”. Results for “${data.closeTo.map((words) => words.join('/')).join(' ')}”: `
+          : `Results for “${keyword}”: `
+        : ''}
+      {[category || undefined, range, productsLabel(data.count, data.countCapped)].filter(Boolean).join(' · ')}
+      {keyword && category && (
+        <>
+          {' '}
+          <Link to={props.everywhere}>Search all categories</Link>
+        </>
+      )}
+    </p>
+  );
+}
+
+/** Two compact cards a row on a phone, then 2, 3 and 4 at md, lg and xl (docs/product-rules.md). */
+function ProductGrid({ products }: { products: ProductPage['products'] }) {
+  return (
+    <Row className="g-2 g-md-3 g-lg-4 mt-0">
+      {products.map((product, index) => (
+        <Col key={product._id} xs={6} md={6} lg={4} xl={3}>
+          <ProductCard product={product} eager={index < EAGER_CARDS} priority={index === 0} />
+        </Col>
+      ))}
+    </Row>
+  );
 }
 
 /**
@@ -38,7 +81,8 @@ export default function HomeScreen() {
   const params = useParams();
   const location = useLocation();
   const navigate = useNavigate();
-  const pageNumber = pageFromParam(params.pageNumber);
+  // 1 when absent or not a whole number from 1 (docs/product-rules.md).
+  const pageNumber = pageFrom(params.pageNumber);
   const keyword = params.keyword?.trim() ?? '';
   const { category: searchCategory = '', ...filters } = filtersFromQuery(new URLSearchParams(location.search));
   // A category page names its category in its path; a search started there keeps it as ?category=.
@@ -70,20 +114,11 @@ export default function HomeScreen() {
     ...filters,
   });
 
-  const title = keyword
-    ? `Search: ${keyword}`
-    : category
-      ? pageNumber > 1
-        ? `${categoryName}, page ${pageNumber}`
-        : categoryName
-      : pageNumber > 1
-        ? `Latest Products, page ${pageNumber}`
-        : undefined;
   const range = priceRangeLabel(filters);
 
   return (
     <>
-      <PageTitle title={title} />
+      <PageTitle title={listingTitle(keyword, category ? categoryName : '', pageNumber)} />
       {keyword ? (
         <Link to={paths.home} className="btn btn-light mb-3">
           Go Back
@@ -96,20 +131,13 @@ export default function HomeScreen() {
 
       <h1 className="h3 mb-1">Latest Products</h1>
       {data && (keyword || category || range) && (
-        <p className="text-body-secondary mb-1" aria-live="polite">
-          {keyword
-            ? data.closeTo
-              ? `Nothing matches “${keyword}”. Results for “${data.closeTo.map((words) => words.join('/')).join(' ')}”: `
-              : `Results for “${keyword}”: `
-            : ''}
-          {[category ? categoryName : undefined, range, productsLabel(data.count, data.countCapped)].filter(Boolean).join(' · ')}
-          {keyword && category && (
-            <>
-              {' '}
-              <Link to={everywhere}>Search all categories</Link>
-            </>
-          )}
-        </p>
+        <ListingSummary
+          data={data}
+          keyword={keyword}
+          category={category ? categoryName : ''}
+          range={range}
+          everywhere={everywhere}
+        />
       )}
       <ListingControls
         key={location.search}
@@ -136,14 +164,7 @@ export default function HomeScreen() {
         </div>
       ) : (
         <>
-          {/* Two compact cards a row on a phone, then 2, 3 and 4 at md, lg and xl (docs/product-rules.md). */}
-          <Row className="g-2 g-md-3 g-lg-4 mt-0">
-            {data.products.map((product, index) => (
-              <Col key={product._id} xs={6} md={6} lg={4} xl={3}>
-                <ProductCard product={product} eager={index < EAGER_CARDS} priority={index === 0} />
-              </Col>
-            ))}
-          </Row>
+          <ProductGrid products={data.products} />
           <Paginate pages={data.pages} page={data.page} linkTo={(n) => pageLink(n)} />
         </>
       )}

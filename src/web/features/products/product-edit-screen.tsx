@@ -1,9 +1,7 @@
-import { type ChangeEvent, useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import Form from 'react-bootstrap/Form';
 import Spinner from 'react-bootstrap/Spinner';
 import { Link, useNavigate, useParams } from 'react-router';
-import { MAX_UPLOAD_BYTES } from '../../../shared/constants';
 import { type ProductDetail, type ProductUpdateBody, productUpdateBody } from '../../../shared/schemas/products';
 import FormField from '../../components/form/form-field';
 import { fieldMessages, useZodForm } from '../../components/form/use-zod-form';
@@ -12,21 +10,11 @@ import Loader from '../../components/loader';
 import Message from '../../components/message';
 import PageTitle from '../../components/page-title';
 import { paths } from '../../config/paths';
+import { placeServerErrors } from '../../hooks/use-server-errors';
 import { errorMessage } from '../../lib/errors';
 import { toastError, toastErrors, toastSuccess } from '../../lib/toast';
-import { useGetProductDetailsQuery, useUpdateProductMutation, useUploadProductImageMutation } from './api';
-
-const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/webp'];
-
-/** The product edit form as typed: numbers stay text until checked. */
-interface ProductFields {
-  name: string;
-  price: string;
-  image: string;
-  countInStock: string;
-  category: string;
-  description: string;
-}
+import { useGetProductDetailsQuery, useUpdateProductMutation } from './api';
+import ProductImageFields, { type ProductFields, useImageUpload } from './product-image-fields';
 
 const fields = productUpdateBody.shape;
 
@@ -76,33 +64,8 @@ export default function ProductEditScreen() {
 function ProductEditForm({ product }: { product: ProductDetail }) {
   const navigate = useNavigate();
   const form = useZodForm<ProductFields, ProductUpdateBody>(productUpdateBody, fieldsOf(product));
-  const [brokenPreview, setBrokenPreview] = useState<string | null>(null);
   const [updateProduct, { isLoading: updating }] = useUpdateProductMutation();
-  const [uploadImage, { isLoading: uploading }] = useUploadProductImageMutation();
-
-  async function upload(event: ChangeEvent<HTMLInputElement>) {
-    const input = event.target;
-    const file = input.files?.[0];
-    // Cleared at once so choosing the same file again uploads again.
-    input.value = '';
-    if (!file) return;
-    if (!IMAGE_TYPES.includes(file.type)) {
-      toastError('Choose a JPEG, PNG or WebP image');
-      return;
-    }
-    if (file.size > MAX_UPLOAD_BYTES) {
-      toastError('The image is too large: at most 5 MB');
-      return;
-    }
-    try {
-      const result = await uploadImage(file).unwrap();
-      form.setValue('image', result.image);
-      form.clearErrors('image');
-      toastSuccess(result.msg);
-    } catch (err) {
-      toastErrors(err);
-    }
-  }
+  const image = useImageUpload(form);
 
   // The screen refuses what the server would, with its messages, under each field and as toasts.
   const submit = form.handleSubmit(
@@ -123,6 +86,7 @@ function ProductEditForm({ product }: { product: ProductDetail }) {
         toastSuccess('Product Updated.');
         navigate(paths.admin.products());
       } catch (err) {
+        placeServerErrors(form, err);
         toastErrors(err);
       }
     },
@@ -131,9 +95,7 @@ function ProductEditForm({ product }: { product: ProductDetail }) {
     },
   );
 
-  const [name, image] = form.watch(['name', 'image']);
-  const preview = image.trim();
-  const busy = updating || uploading;
+  const busy = updating || image.uploading;
 
   return (
     <Form onSubmit={submit} noValidate>
@@ -151,38 +113,7 @@ function ProductEditForm({ product }: { product: ProductDetail }) {
         required
       />
 
-      <FormField form={form} name="image" id="product-image" label="Image URL" className="mb-2" schema={fields.image} required />
-
-      <Form.Group controlId="product-image-file" className="mb-3">
-        <Form.Label>Upload image</Form.Label>
-        <div className="d-flex align-items-center gap-2">
-          <Form.Control type="file" accept={IMAGE_TYPES.join(',')} onChange={upload} disabled={uploading} />
-          {uploading && (
-            <Spinner animation="border" size="sm" role="status">
-              <span className="visually-hidden">Uploading the image…</span>
-            </Spinner>
-          )}
-        </div>
-        <Form.Text>JPEG, PNG or WebP, at most 5 MB. It replaces the Image URL above.</Form.Text>
-      </Form.Group>
-
-      {preview && (
-        <div className="mb-3">
-          {brokenPreview === preview ? (
-            <p className="small text-body-secondary mb-0">This image cannot be shown. Check the Image URL.</p>
-          ) : (
-            <img
-              src={preview}
-              alt={`Preview: ${name || 'this product'}`}
-              width={200}
-              height={200}
-              className="rounded border bg-light"
-              style={{ objectFit: 'contain' }}
-              onError={() => setBrokenPreview(preview)}
-            />
-          )}
-        </div>
-      )}
+      <ProductImageFields form={form} uploading={image.uploading} onUpload={image.upload} />
 
       <FormField
         form={form}

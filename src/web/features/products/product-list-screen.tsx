@@ -1,11 +1,10 @@
-import { type FormEvent, useEffect, useState } from 'react';
 import Badge from 'react-bootstrap/Badge';
 import Button from 'react-bootstrap/Button';
 import Col from 'react-bootstrap/Col';
 import Form from 'react-bootstrap/Form';
 import Row from 'react-bootstrap/Row';
 import Spinner from 'react-bootstrap/Spinner';
-import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import type { AdminProduct } from '../../../shared/schemas/products';
 import ConfirmDialog from '../../components/confirm-dialog';
 import { EditIcon } from '../../components/icons';
@@ -17,20 +16,10 @@ import PageTitle from '../../components/page-title';
 import Paginate from '../../components/paginate';
 import Price from '../../components/price';
 import { paths } from '../../config/paths';
+import { useConfirmedAction, useConfirmedDelete } from '../../hooks/use-confirmed-delete';
+import { type ListSearch, useListSearch } from '../../hooks/use-list-search';
 import { errorMessage } from '../../lib/errors';
-import { toastErrors, toastSuccess } from '../../lib/toast';
 import { useCreateProductMutation, useDeleteProductMutation, useGetAdminProductsQuery } from './api';
-
-/** A page of the admin list, keeping the search in the query string so paging keeps it. */
-function adminProductsLink(page: number, keyword: string): string {
-  const path = paths.admin.products(page);
-  return keyword ? `${path}?${new URLSearchParams({ keyword })}` : path;
-}
-
-function pageFrom(param: string | undefined): number {
-  const page = Number(param);
-  return Number.isInteger(page) && page >= 1 ? page : 1;
-}
 
 const columns: ListColumn<AdminProduct>[] = [
   { header: 'ID', cell: (product) => <IdText id={product._id} /> },
@@ -51,51 +40,60 @@ const columns: ListColumn<AdminProduct>[] = [
   { header: 'CATEGORY', cell: (product) => product.category },
 ];
 
+function CreateButton({ creating, onClick }: { creating: boolean; onClick: () => void }) {
+  return (
+    <Button variant="dark" onClick={onClick} disabled={creating}>
+      {creating ? (
+        <>
+          <Spinner animation="border" size="sm" aria-hidden="true" className="me-2" />
+          Creating…
+        </>
+      ) : (
+        'Create Product'
+      )}
+    </Button>
+  );
+}
+
+/** The search box; under it, while a search is on, how many products match and the way back to all. */
+function ProductSearch({ list, count }: { list: ListSearch; count: number | undefined }) {
+  const { keyword } = list;
+  return (
+    <Form onSubmit={list.submitSearch} role="search" className="mb-3">
+      <ListSearchField
+        id="admin-product-search"
+        label="Search products"
+        placeholder="Name, category or description"
+        value={list.searchText}
+        onChange={list.setSearchText}
+      />
+      {keyword && (
+        <div className="mt-2 small d-flex flex-wrap align-items-center gap-2">
+          <span>
+            {count !== undefined ? `${count} ${count === 1 ? 'match' : 'matches'}` : 'Results'} for “{keyword}”
+          </span>
+          <Link to={paths.admin.products()}>Show all products</Link>
+        </div>
+      )}
+    </Form>
+  );
+}
+
 /** Every product, drafts too (marked), searchable and paged, with create, edit and delete (docs/product-rules.md, Screens: Admin product list). */
 export default function ProductListScreen() {
-  const { pageNumber } = useParams();
-  const [searchParams] = useSearchParams();
+  // The page is in the path (/admin/productlist/page/2), the search in the query string so paging keeps it.
+  const list = useListSearch({ pagePath: paths.admin.products, searchHistory: 'push' });
+  const { page, keyword } = list;
   const navigate = useNavigate();
-  const page = pageFrom(pageNumber);
-  const keyword = (searchParams.get('keyword') ?? '').trim();
 
   const { data, isLoading, isFetching, error } = useGetAdminProductsQuery({ pageNumber: page, keyword });
-  const [createProduct, { isLoading: creating }] = useCreateProductMutation();
-  const [deleteProduct, { isLoading: deleting, originalArgs: deletingId }] = useDeleteProductMutation();
-  const [confirmingCreate, setConfirmingCreate] = useState(false);
-  const [productToDelete, setProductToDelete] = useState<AdminProduct | null>(null);
-
-  const [searchText, setSearchText] = useState(keyword);
-  // Back/forward or a pagination link can change the keyword: keep the field in step.
-  useEffect(() => setSearchText(keyword), [keyword]);
-
-  function search(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    navigate(adminProductsLink(1, searchText.trim()));
-  }
-
-  async function confirmCreate() {
-    setConfirmingCreate(false);
-    try {
-      const product = await createProduct().unwrap();
-      toastSuccess('Product created. Fill in its details.');
-      navigate(paths.admin.productEdit(product._id));
-    } catch (err) {
-      toastErrors(err);
-    }
-  }
-
-  async function confirmDelete() {
-    const product = productToDelete;
-    setProductToDelete(null);
-    if (!product) return;
-    try {
-      const result = await deleteProduct(product._id).unwrap();
-      toastSuccess(result.msg);
-    } catch (err) {
-      toastErrors(err);
-    }
-  }
+  const [createProduct] = useCreateProductMutation();
+  const [deleteProduct] = useDeleteProductMutation();
+  const creation = useConfirmedAction<void, { _id: string }>(() => createProduct().unwrap(), {
+    success: () => 'Product created. Fill in its details.',
+    onDone: (product) => navigate(paths.admin.productEdit(product._id)),
+  });
+  const deletion = useConfirmedDelete((product: AdminProduct) => deleteProduct(product._id).unwrap());
 
   return (
     <>
@@ -105,36 +103,10 @@ export default function ProductListScreen() {
           <h1 className="h2 mb-0">Products</h1>
         </Col>
         <Col xs="auto">
-          <Button variant="dark" onClick={() => setConfirmingCreate(true)} disabled={creating}>
-            {creating ? (
-              <>
-                <Spinner animation="border" size="sm" aria-hidden="true" className="me-2" />
-                Creating…
-              </>
-            ) : (
-              'Create Product'
-            )}
-          </Button>
+          <CreateButton creating={creation.busy} onClick={() => creation.ask()} />
         </Col>
       </Row>
-
-      <Form onSubmit={search} role="search" className="mb-3">
-        <ListSearchField
-          id="admin-product-search"
-          label="Search products"
-          placeholder="Name, category or description"
-          value={searchText}
-          onChange={setSearchText}
-        />
-        {keyword && (
-          <div className="mt-2 small d-flex flex-wrap align-items-center gap-2">
-            <span>
-              {data ? `${data.count} ${data.count === 1 ? 'match' : 'matches'}` : 'Results'} for “{keyword}”
-            </span>
-            <Link to={paths.admin.products()}>Show all products</Link>
-          </div>
-        )}
-      </Form>
+      <ProductSearch list={list} count={data?.count} />
 
       {isLoading ? (
         <Loader label="Loading products…" />
@@ -163,31 +135,27 @@ export default function ProductListScreen() {
                 linkLabel={`Edit ${product.name}`}
                 link={<EditIcon />}
                 deleteLabel={`Delete ${product.name}`}
-                deleting={deleting && deletingId === product._id}
-                onDelete={() => setProductToDelete(product)}
+                deleting={deletion.pending?._id === product._id}
+                onDelete={() => deletion.ask(product)}
               />
             )}
           />
-          <Paginate pages={data.pages} page={data.page} linkTo={(n) => adminProductsLink(n, keyword)} />
+          <Paginate pages={data.pages} page={data.page} linkTo={list.pageLink} />
         </div>
       )}
 
       <ConfirmDialog
-        show={confirmingCreate}
+        {...creation.dialog}
         title="Confirm Creation"
         body="Are you sure you want to create a new product?"
         confirmLabel="Create"
         confirmVariant="primary"
-        onConfirm={confirmCreate}
-        onCancel={() => setConfirmingCreate(false)}
       />
       <ConfirmDialog
-        show={productToDelete !== null}
+        {...deletion.dialog}
         title="Confirm Deletion"
         body="Are you sure you want to delete this product?"
         confirmLabel="Delete"
-        onConfirm={confirmDelete}
-        onCancel={() => setProductToDelete(null)}
       />
     </>
   );

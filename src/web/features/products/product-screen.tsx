@@ -1,5 +1,5 @@
 import { skipToken } from '@reduxjs/toolkit/query/react';
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import Card from 'react-bootstrap/Card';
 import Col from 'react-bootstrap/Col';
@@ -75,6 +75,112 @@ export default function ProductScreen() {
   );
 }
 
+/** The quantity to add, 1 to the stock count; the label is the caller's (visible in the box, hidden in the bar). */
+function QtySelect({
+  qty,
+  choices,
+  wide,
+  onChange,
+}: {
+  qty: number;
+  choices: number[];
+  wide: boolean;
+  onChange: (qty: number) => void;
+}) {
+  return (
+    <select
+      id="product-qty"
+      className="form-select"
+      value={qty}
+      onChange={(e) => onChange(Number(e.target.value))}
+      style={wide ? { maxWidth: '7rem' } : undefined}
+    >
+      {choices.map((n) => (
+        <option key={n} value={n}>
+          {n}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+function AddToCartButton({ wide, inStock, onClick }: { wide: boolean; inStock: boolean; onClick: () => void }) {
+  return (
+    <Button
+      type="button"
+      variant="dark"
+      className={`d-inline-flex align-items-center justify-content-center gap-2 ${wide ? 'w-100' : 'text-nowrap'}`}
+      disabled={!inStock}
+      onClick={onClick}
+    >
+      {/* The phone's bar has no room to spare for the icon. */}
+      {wide && <CartIcon />} Add To Cart
+    </Button>
+  );
+}
+
+/** The buy box beside the details: price and stock, and from md up the quantity and Add To Cart. */
+function BuyBox(props: { product: ProductDetail; inStock: boolean; wide: boolean; qtySelect: ReactNode; addButton: ReactNode }) {
+  const { product, inStock, wide } = props;
+  return (
+    <Card className="shadow-sm">
+      {/* Bootstrap's list group and select as markup: react-bootstrap's ListGroup and Form bring seven files to a first screen. */}
+      <div className="list-group list-group-flush">
+        <div className="list-group-item d-flex justify-content-between gap-2">
+          <span>Price:</span>
+          <Price value={product.price} className="fw-bold" />
+        </div>
+        <div className="list-group-item d-flex justify-content-between gap-2">
+          <span>Status:</span>
+          <strong className={inStock ? 'text-success' : 'text-danger'}>{inStock ? 'In Stock' : 'Out of Stock'}</strong>
+        </div>
+        {wide && inStock && (
+          <div className="list-group-item">
+            <div className="d-flex align-items-center justify-content-between gap-2">
+              <label htmlFor="product-qty" className="form-label mb-0">
+                Qty
+              </label>
+              {props.qtySelect}
+            </div>
+          </div>
+        )}
+        {wide && <div className="list-group-item">{props.addButton}</div>}
+      </div>
+    </Card>
+  );
+}
+
+/** The photo, the name, category, rating, price and description, and the buy box. */
+function ProductSummary(props: { product: ProductDetail; buyBox: ReactNode }) {
+  const { product } = props;
+  return (
+    <Row className="g-4">
+      <Col md={5}>
+        <img
+          {...photoSources(product.image, DETAIL_PHOTO_SIZES)}
+          alt={product.name}
+          width={PHOTO_SIZE}
+          height={PHOTO_SIZE}
+          fetchPriority="high"
+          className="product-photo product-detail-photo rounded-3"
+        />
+      </Col>
+      <Col md={7}>
+        <Row className="g-4">
+          <Col lg={7}>
+            <h1 className="h3">{product.name}</h1>
+            <p className="small text-body-secondary mb-2">{product.category}</p>
+            <Rating value={product.rating} text={reviewCount(product.numReviews)} />
+            <Price value={product.price} className="d-block fs-3 fw-bold my-3" />
+            <p style={{ whiteSpace: 'pre-line' }}>{product.description}</p>
+          </Col>
+          <Col lg={5}>{props.buyBox}</Col>
+        </Row>
+      </Col>
+    </Row>
+  );
+}
+
 function ProductDetails({ product }: { product: ProductDetail }) {
   const dispatch = useAppDispatch();
   const navigate = useNavigate();
@@ -92,86 +198,16 @@ function ProductDetails({ product }: { product: ProductDetail }) {
     navigate(paths.cart);
   }
 
-  const qtySelect = (
-    <select
-      id="product-qty"
-      className="form-select"
-      value={qty}
-      onChange={(e) => setChosenQty(Number(e.target.value))}
-      style={wide ? { maxWidth: '7rem' } : undefined}
-    >
-      {choices.map((n) => (
-        <option key={n} value={n}>
-          {n}
-        </option>
-      ))}
-    </select>
-  );
-  const addButton = (
-    <Button
-      type="button"
-      variant="dark"
-      className={`d-inline-flex align-items-center justify-content-center gap-2 ${wide ? 'w-100' : 'text-nowrap'}`}
-      disabled={!inStock}
-      onClick={addProductToCart}
-    >
-      {/* The phone's bar has no room to spare for the icon. */}
-      {wide && <CartIcon />} Add To Cart
-    </Button>
-  );
+  const qtySelect = <QtySelect qty={qty} choices={choices} wide={wide} onChange={setChosenQty} />;
+  const addButton = <AddToCartButton wide={wide} inStock={inStock} onClick={addProductToCart} />;
 
   return (
     <>
       <PageTitle title={product.name} />
-      <Row className="g-4">
-        <Col md={5}>
-          <img
-            {...photoSources(product.image, DETAIL_PHOTO_SIZES)}
-            alt={product.name}
-            width={PHOTO_SIZE}
-            height={PHOTO_SIZE}
-            fetchPriority="high"
-            className="product-photo product-detail-photo rounded-3"
-          />
-        </Col>
-        <Col md={7}>
-          <Row className="g-4">
-            <Col lg={7}>
-              <h1 className="h3">{product.name}</h1>
-              <p className="small text-body-secondary mb-2">{product.category}</p>
-              <Rating value={product.rating} text={reviewCount(product.numReviews)} />
-              <Price value={product.price} className="d-block fs-3 fw-bold my-3" />
-              <p style={{ whiteSpace: 'pre-line' }}>{product.description}</p>
-            </Col>
-            <Col lg={5}>
-              <Card className="shadow-sm">
-                {/* Bootstrap's list group and select as markup: react-bootstrap's ListGroup and Form bring seven files to a first screen. */}
-                <div className="list-group list-group-flush">
-                  <div className="list-group-item d-flex justify-content-between gap-2">
-                    <span>Price:</span>
-                    <Price value={product.price} className="fw-bold" />
-                  </div>
-                  <div className="list-group-item d-flex justify-content-between gap-2">
-                    <span>Status:</span>
-                    <strong className={inStock ? 'text-success' : 'text-danger'}>{inStock ? 'In Stock' : 'Out of Stock'}</strong>
-                  </div>
-                  {wide && inStock && (
-                    <div className="list-group-item">
-                      <div className="d-flex align-items-center justify-content-between gap-2">
-                        <label htmlFor="product-qty" className="form-label mb-0">
-                          Qty
-                        </label>
-                        {qtySelect}
-                      </div>
-                    </div>
-                  )}
-                  {wide && <div className="list-group-item">{addButton}</div>}
-                </div>
-              </Card>
-            </Col>
-          </Row>
-        </Col>
-      </Row>
+      <ProductSummary
+        product={product}
+        buyBox={<BuyBox product={product} inStock={inStock} wide={wide} qtySelect={qtySelect} addButton={addButton} />}
+      />
 
       <Row className="mt-5">
         <Col md={8} lg={6}>

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense } from 'react';
 import Button from 'react-bootstrap/Button';
 import Spinner from 'react-bootstrap/Spinner';
 import type { Review } from '../../../shared/schemas/products';
@@ -6,7 +6,7 @@ import type { PublicUser } from '../../../shared/schemas/users';
 import { TrashIcon } from '../../components/icons';
 import Message from '../../components/message';
 import Rating from '../../components/rating';
-import { toastErrors, toastSuccess } from '../../lib/toast';
+import { useConfirmedDelete } from '../../hooks/use-confirmed-delete';
 import { useAppSelector } from '../../stores/store';
 import { useDeleteReviewMutation } from './api';
 import '../../styles/list-group.scss';
@@ -24,20 +24,10 @@ const ConfirmDialog = lazy(() => import('../../components/confirm-dialog'));
 /** The product's reviews with their stars, newest as the server orders them. */
 export default function ReviewList({ productId, reviews }: { productId: string; reviews: Review[] }) {
   const user = useAppSelector((s) => s.auth.user);
-  const [deleteReview, { isLoading, originalArgs }] = useDeleteReviewMutation();
-  const deletingId = isLoading ? originalArgs?.reviewId : undefined;
-  // The review a Delete was tapped for, until the shopper confirms or cancels.
-  const [confirming, setConfirming] = useState<string | null>(null);
-
-  async function remove(reviewId: string) {
-    setConfirming(null);
-    try {
-      const result = await deleteReview({ productId, reviewId }).unwrap();
-      toastSuccess(result.msg);
-    } catch (error) {
-      toastErrors(error);
-    }
-  }
+  const [deleteReview] = useDeleteReviewMutation();
+  // The review a Delete was tapped for waits for the shopper to confirm or cancel.
+  const deletion = useConfirmedDelete((reviewId: string) => deleteReview({ productId, reviewId }).unwrap());
+  const deletingId = deletion.pending;
 
   if (reviews.length === 0) return <Message>No Reviews</Message>;
 
@@ -46,12 +36,10 @@ export default function ReviewList({ productId, reviews }: { productId: string; 
       {reviews.some((review) => canDeleteReview(review, user)) && (
         <Suspense fallback={null}>
           <ConfirmDialog
-            show={confirming !== null}
+            {...deletion.dialog}
             title="Delete review"
             body="Are you sure you want to delete this review?"
             confirmLabel="Delete"
-            onConfirm={() => confirming && remove(confirming)}
-            onCancel={() => setConfirming(null)}
           />
         </Suspense>
       )}
@@ -70,7 +58,7 @@ export default function ReviewList({ productId, reviews }: { productId: string; 
                 <Button
                   variant="outline-danger"
                   size="sm"
-                  onClick={() => setConfirming(review._id)}
+                  onClick={() => deletion.ask(review._id)}
                   disabled={deletingId === review._id}
                   className="d-inline-flex align-items-center gap-1 flex-shrink-0"
                 >

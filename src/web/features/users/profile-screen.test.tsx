@@ -10,14 +10,23 @@ import ProfileScreen from './profile-screen';
 const USER = { _id: 'u1', name: 'Amina', email: 'amina@example.com', isAdmin: false };
 
 let sent: { method: string; url: string; body: unknown }[];
+/** The shop's answer to an update, when it refuses one. */
+let refusal: { status: number; body: unknown } | null;
 
 beforeEach(() => {
   localStorage.clear();
   sent = [];
+  refusal = null;
   // The shop's answers, as the API gives them; every request is recorded.
   vi.stubGlobal('fetch', async (input: Request) => {
     const body = input.method === 'GET' ? undefined : await input.json();
     sent.push({ method: input.method, url: new URL(input.url).pathname, body });
+    if (refusal && input.method === 'PUT') {
+      return new Response(JSON.stringify(refusal.body), {
+        status: refusal.status,
+        headers: { 'content-type': 'application/json' },
+      });
+    }
     const answer = new URL(input.url).pathname.startsWith('/api/orders') ? [] : { ...USER, ...(body as object) };
     return new Response(JSON.stringify(answer), { status: 200, headers: { 'content-type': 'application/json' } });
   });
@@ -79,5 +88,31 @@ describe('the Profile screen', () => {
     await waitFor(() => expect(updates()).toHaveLength(1));
     expect(updates()[0]!.body).not.toHaveProperty('currentPassword');
     expect(updates()[0]!.body).toMatchObject({ name: 'Amina H' });
+  });
+
+  it('shows what the server refused under the field it is about', async () => {
+    const user = userEvent.setup();
+    await renderProfile();
+    refusal = {
+      status: 400,
+      body: {
+        errors: [
+          { msg: 'Your current password is not correct', path: 'currentPassword' },
+          { msg: 'An account with this email already exists', path: 'email' },
+        ],
+      },
+    };
+    const email = screen.getByLabelText<HTMLInputElement>('Email Address');
+    await user.clear(email);
+    await user.type(email, 'taken@example.com');
+    await user.type(screen.getByLabelText('Current password'), 'not-my-pass');
+    await user.click(screen.getByRole('button', { name: 'Update' }));
+    await waitFor(() => expect(updates()).toHaveLength(1));
+    const current = screen.getByLabelText('Current password');
+    await waitFor(() => expect(current.getAttribute('aria-invalid')).toBe('true'));
+    expect(document.getElementById('currentPassword-error')?.textContent).toBe('Your current password is not correct');
+    expect(email.getAttribute('aria-invalid')).toBe('true');
+    expect(document.getElementById('email-error')?.textContent).toBe('An account with this email already exists');
+    expect(screen.getByLabelText('Name').getAttribute('aria-invalid')).toBeNull();
   });
 });

@@ -10,6 +10,7 @@ import Loader from '../../components/loader';
 import Message from '../../components/message';
 import PageTitle from '../../components/page-title';
 import { paths } from '../../config/paths';
+import { placeServerErrors } from '../../hooks/use-server-errors';
 import { errorMessage } from '../../lib/errors';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { setCredentials } from '../../stores/auth-slice';
@@ -81,6 +82,7 @@ function ProfileForm() {
       for (const field of ['password', 'confirmPassword', 'currentPassword'] as const) form.setValue(field, '');
       toastSuccess('User updated.');
     } catch (error) {
+      placeServerErrors(form, error);
       toastErrors(error);
     }
   });

@@ -8,6 +8,7 @@ import { useZodForm } from '../../components/form/use-zod-form';
 import FormContainer from '../../components/form-container';
 import PageTitle from '../../components/page-title';
 import { paths, safeRedirect } from '../../config/paths';
+import { placeServerErrors } from '../../hooks/use-server-errors';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { setCredentials, signedOut } from '../../stores/auth-slice';
 import { useAppDispatch, useAppSelector } from '../../stores/store';
@@ -37,6 +38,7 @@ export default function RegisterScreen() {
       navigate(redirect, { replace: true });
     } catch (error) {
       dispatch(signedOut());
+      placeServerErrors(form, error);
       toastErrors(error);
     }
   });

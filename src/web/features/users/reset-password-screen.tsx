@@ -7,7 +7,7 @@ import FormContainer from '../../components/form-container';
 import Message from '../../components/message';
 import PageTitle from '../../components/page-title';
 import { paths } from '../../config/paths';
-import { errorMessages } from '../../lib/errors';
+import { placeServerErrors } from '../../hooks/use-server-errors';
 import { toastErrors, toastSuccess } from '../../lib/toast';
 import { NewPasswordFields } from './account-fields';
 import { useResetPasswordMutation } from './api';
@@ -40,7 +40,9 @@ export default function ResetPasswordScreen() {
       navigate(paths.login());
     } catch (error) {
       toastErrors(error);
-      setLinkFailure(linkUnusable(error) ? errorMessages(error) : []);
+      // A refused password under its field; what is about the link above the form.
+      const aboutNoField = placeServerErrors(form, error);
+      setLinkFailure(linkUnusable(error) ? aboutNoField : []);
     }
   });
 

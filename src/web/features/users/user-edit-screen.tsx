@@ -10,6 +10,7 @@ import Loader from '../../components/loader';
 import Message from '../../components/message';
 import PageTitle from '../../components/page-title';
 import { paths } from '../../config/paths';
+import { placeServerErrors } from '../../hooks/use-server-errors';
 import { errorMessage } from '../../lib/errors';
 import { toastError, toastErrors, toastSuccess } from '../../lib/toast';
 import { setCredentials } from '../../stores/auth-slice';
@@ -108,6 +109,7 @@ function UserEditForm({ user, signedInId }: { user: PublicUser; signedInId: stri
         toastSuccess('User updated.');
         navigate(paths.admin.users);
       } catch (err) {
+        placeServerErrors(form, err);
         toastErrors(err);
       }
     },

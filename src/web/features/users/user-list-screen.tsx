@@ -1,20 +1,20 @@
-import { type FormEvent, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import Col from 'react-bootstrap/Col';
 import Form from 'react-bootstrap/Form';
 import Row from 'react-bootstrap/Row';
-import { useSearchParams } from 'react-router';
 import type { PublicUser } from '../../../shared/schemas/users';
 import ConfirmDialog from '../../components/confirm-dialog';
 import { CheckIcon, CrossIcon, EditIcon } from '../../components/icons';
-import { ListSearchField, listAddress } from '../../components/list/list-controls';
+import { ListSearchField } from '../../components/list/list-controls';
 import { IdText, type ListColumn, ResponsiveList, RowActions } from '../../components/list/table-parts';
 import Loader from '../../components/loader';
 import Message from '../../components/message';
 import PageTitle from '../../components/page-title';
 import Paginate from '../../components/paginate';
 import { paths } from '../../config/paths';
+import { useConfirmedDelete } from '../../hooks/use-confirmed-delete';
+import { useListSearch } from '../../hooks/use-list-search';
 import { errorMessage } from '../../lib/errors';
-import { toastErrors, toastSuccess } from '../../lib/toast';
 import { useAppSelector } from '../../stores/store';
 import { useDeleteUserMutation, useGetUsersPageQuery } from './api';
 
@@ -33,20 +33,14 @@ const columns: ListColumn<PublicUser>[] = [
   },
 ];
 
-function pageFrom(param: string | null): number {
-  const page = Number(param);
-  return Number.isInteger(page) && page >= 1 ? page : 1;
-}
-
 /**
  * Every account, newest first, searchable and paged, with edit and delete (docs/product-rules.md, Screens: Admin user
  * list). Your own account cannot be deleted (the server refuses it), so its Delete is disabled.
  */
 export default function UserListScreen() {
-  const [searchParams, setSearchParams] = useSearchParams();
-  const page = pageFrom(searchParams.get('page'));
-  const keyword = (searchParams.get('keyword') ?? '').trim();
-  const adminsOnly = searchParams.get('isAdmin') === 'true';
+  const list = useListSearch({ path: paths.admin.users });
+  const { page, keyword } = list;
+  const adminsOnly = list.params.get('isAdmin') === 'true';
   const me = useAppSelector((state) => state.auth.user);
 
   const { data, isLoading, isFetching, error } = useGetUsersPageQuery({
@@ -54,37 +48,12 @@ export default function UserListScreen() {
     ...(keyword && { keyword }),
     ...(adminsOnly && { isAdmin: true }),
   });
-  const [deleteUser, { isLoading: deleting, originalArgs: deletingId }] = useDeleteUserMutation();
-  const [userToDelete, setUserToDelete] = useState<PublicUser | null>(null);
-  const [searchText, setSearchText] = useState(keyword);
-  useEffect(() => setSearchText(keyword), [keyword]);
+  const [deleteUser] = useDeleteUserMutation();
+  const deletion = useConfirmedDelete((user: PublicUser) => deleteUser(user._id).unwrap());
   // The switch follows the tap at once: the address changes in a router transition, and a switch
   // bound to the address alone would spring back until that transition commits.
   const [adminsOnlyShown, setAdminsOnlyShown] = useState(adminsOnly);
   useEffect(() => setAdminsOnlyShown(adminsOnly), [adminsOnly]);
-
-  const linkWith = (changes: Record<string, string | null>) => listAddress(paths.admin.users, searchParams, changes);
-
-  function update(changes: Record<string, string | null>) {
-    setSearchParams(new URLSearchParams(linkWith(changes).split('?')[1] ?? ''), { replace: true });
-  }
-
-  function search(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    update({ keyword: searchText.trim() });
-  }
-
-  async function confirmDelete() {
-    const user = userToDelete;
-    setUserToDelete(null);
-    if (!user) return;
-    try {
-      const result = await deleteUser(user._id).unwrap();
-      toastSuccess(result.msg);
-    } catch (err) {
-      toastErrors(err);
-    }
-  }
 
   const filtering = keyword !== '' || adminsOnly;
   return (
@@ -92,15 +61,15 @@ export default function UserListScreen() {
       <PageTitle title="Users" />
       <h1 className="h2 mb-3">Users</h1>
 
-      <Form role="search" onSubmit={search} className="mb-3">
+      <Form role="search" onSubmit={list.submitSearch} className="mb-3">
         <Row className="g-2 align-items-end">
           <Col xs={12} md={6}>
             <ListSearchField
               id="admin-user-search"
               label="Search users"
               placeholder="Name or email"
-              value={searchText}
-              onChange={setSearchText}
+              value={list.searchText}
+              onChange={list.setSearchText}
             />
           </Col>
           <Col xs="auto" className="pb-2">
@@ -111,7 +80,7 @@ export default function UserListScreen() {
               checked={adminsOnlyShown}
               onChange={(e) => {
                 setAdminsOnlyShown(e.target.checked);
-                update({ isAdmin: e.target.checked ? 'true' : null });
+                list.update({ isAdmin: e.target.checked ? 'true' : null });
               }}
             />
           </Col>
@@ -140,23 +109,21 @@ export default function UserListScreen() {
                 linkLabel={`Edit ${user.name}`}
                 link={<EditIcon />}
                 deleteLabel={`Delete ${user.name}`}
-                deleting={deleting && deletingId === user._id}
-                onDelete={() => setUserToDelete(user)}
+                deleting={deletion.pending?._id === user._id}
+                onDelete={() => deletion.ask(user)}
                 cannotDelete={user._id === me?._id ? 'You cannot delete your own account' : undefined}
               />
             )}
           />
-          <Paginate pages={data.pages} page={data.page} linkTo={(n) => linkWith({ page: n > 1 ? String(n) : null })} />
+          <Paginate pages={data.pages} page={data.page} linkTo={list.pageLink} />
         </div>
       )}
 
       <ConfirmDialog
-        show={userToDelete !== null}
+        {...deletion.dialog}
         title="Confirm Deletion"
         body="Are you sure you want to delete this user?"
         confirmLabel="Delete"
-        onConfirm={confirmDelete}
-        onCancel={() => setUserToDelete(null)}
       />
     </>
   );
