@@ -204,6 +204,20 @@ describe('GET /api/products to a signed-in admin (a client whose only product li
     }
   });
 
+  it("gives a shopper who forges the admin's hint cookie the public answer", async () => {
+    const draft = await createDraft();
+    expect(admin.cookies.get('duka_admin')).toBe('1');
+    expect(shopper.cookies.has('duka_admin')).toBe(false);
+    shopper.cookies.set('duka_admin', '1');
+    try {
+      const answer = await page(shopper, '?pageNumber=1');
+      expect(answer.body.products.map((p) => p._id)).not.toContain(draft._id);
+      expect(answer.headers.get('cache-control')).toBe('no-cache');
+    } finally {
+      shopper.cookies.delete('duka_admin');
+    }
+  });
+
   it('keeps the drafts off a later page, a search, a category and a price range', async () => {
     const draft = await createDraft();
     await Promise.all(

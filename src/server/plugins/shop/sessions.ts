@@ -6,6 +6,13 @@ import { createSession, deleteSession, findSessionUser, type SessionUser } from 
 import { forbidden, unauthorized } from '../../errors.js';
 
 export const SESSION_COOKIE = 'duka_session';
+/**
+ * Set beside an admin's session cookie: not a credential, only a hint that the session is worth
+ * looking up where an admin's answer differs from everyone's (an admin's first page of
+ * GET /api/products), so a shopper's public reads cost no session read. A forged hint costs one
+ * lookup, which then finds no admin.
+ */
+export const ADMIN_HINT_COOKIE = 'duka_admin';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -15,7 +22,7 @@ declare module 'fastify' {
     privateAnswer: boolean;
   }
   interface FastifyReply {
-    startSession(userId: string): Promise<void>;
+    startSession(userId: string, options?: { isAdmin?: boolean }): Promise<void>;
     endSession(): Promise<void>;
   }
   interface FastifyInstance {
@@ -69,10 +76,12 @@ export default fp(
       if (!user.isAdmin) throw forbidden('This is for admins only');
     });
 
-    app.decorateReply('startSession', async function (this: FastifyReply, userId: string) {
+    app.decorateReply('startSession', async function (this: FastifyReply, userId: string, options = {}) {
       this.request.privateAnswer = true;
       const { token, expiresAt } = await createSession(db, userId, config.sessionDays);
       this.setCookie(SESSION_COOKIE, token, { ...cookieOptions, expires: expiresAt });
+      if (options.isAdmin) this.setCookie(ADMIN_HINT_COOKIE, '1', { ...cookieOptions, expires: expiresAt });
+      else if (this.request.cookies[ADMIN_HINT_COOKIE]) this.clearCookie(ADMIN_HINT_COOKIE, cookieOptions);
     });
 
     app.decorateReply('endSession', async function (this: FastifyReply) {
@@ -80,6 +89,7 @@ export default fp(
       const token = this.request.cookies[SESSION_COOKIE];
       if (token) await deleteSession(db, token);
       this.clearCookie(SESSION_COOKIE, cookieOptions);
+      if (this.request.cookies[ADMIN_HINT_COOKIE]) this.clearCookie(ADMIN_HINT_COOKIE, cookieOptions);
     });
   },
   { name: 'sessions', dependencies: ['@fastify/cookie'] },

@@ -28,7 +28,7 @@ import { addReview, deleteReview } from '../../domain/reviews.js';
 import { AppError } from '../../errors.js';
 import { sendConditional } from '../../http/conditional.js';
 import { acceptFormBodies } from '../../plugins/packages/form-bodies.js';
-import { currentUser, SESSION_COOKIE } from '../../plugins/shop/sessions.js';
+import { ADMIN_HINT_COOKIE, currentUser, SESSION_COOKIE } from '../../plugins/shop/sessions.js';
 
 const tags = ['products'];
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody };
@@ -44,11 +44,12 @@ function sendCached(request: FastifyRequest, reply: FastifyReply, answer: Cached
 
 /**
  * Whether the request comes from a signed-in admin, looked up only when it carries a session
- * cookie. An answer that follows the session is for this browser only (no-store); a shopper's is
- * the public one, and stays cacheable.
+ * cookie and the hint an admin's sign-in sets beside it, so a shopper's read costs no session
+ * lookup. An answer that follows the session is for this browser only (no-store); anyone else's
+ * is the public one, and stays cacheable.
  */
 async function signedInAdmin(app: FastifyInstance, request: FastifyRequest): Promise<boolean> {
-  if (!request.cookies[SESSION_COOKIE]) return false;
+  if (!request.cookies[SESSION_COOKIE] || !request.cookies[ADMIN_HINT_COOKIE]) return false;
   const admin = await app.requireAdmin(request).then(
     () => true,
     () => false,

@@ -97,7 +97,7 @@ const signInRoutes: FastifyPluginAsyncZod<UserRouteOptions> = async (app, { db, 
         throw error;
       }
       await signInLimit.succeeded(email, request.ip);
-      await reply.startSession(user.id);
+      await reply.startSession(user.id, { isAdmin: user.isAdmin });
       return toPublicUser(user);
     },
   });
