@@ -292,8 +292,13 @@ async function placeNewOrder(
     );
     const order = await loadExistingOrder(tx, created.id);
     await notify.orderPlaced(tx, order);
-    // By product, at what it has left after the whole order (its variants' lines taken in turn).
-    const left = new Map(sold.map((line) => [line.productId, line] as const));
+    // By product, at what it has left after the whole order: the least its lines saw (a product's
+    // variants' lines take from its total in turn).
+    const left = new Map<string, SoldLine>();
+    for (const line of sold) {
+      const seen = left.get(line.productId);
+      if (!seen || line.left < seen.left) left.set(line.productId, line);
+    }
     const low = [...left.values()].filter((line) => line.left <= settings.lowStockThreshold);
     if (low.length > 0) {
       await notify.lowStock(
