@@ -66,6 +66,16 @@ const MATRIX: Record<string, Row> = {
     expect: adminOnly(200),
     call: async (ctx) => ({ path: `/api/products/${(await createProduct(ctx.admin))._id}`, json: { price: 42 } }),
   },
+  'PUT /api/products/{id}/variants': {
+    expect: adminOnly(200),
+    call: async (ctx) => ({
+      path: `/api/products/${(await createProduct(ctx.admin))._id}/variants`,
+      json: {
+        options: [{ name: 'Size', values: ['S', 'M'] }],
+        variants: [{ options: { Size: 'M' }, price: 450, countInStock: 2 }],
+      },
+    }),
+  },
   'DELETE /api/products/{id}': {
     expect: adminOnly(200),
     call: async (ctx) => ({ path: `/api/products/${(await createProduct(ctx.admin))._id}` }),

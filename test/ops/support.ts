@@ -125,6 +125,31 @@ export async function buildShop(shop: OpsShop, size: ShopSize): Promise<BuiltSho
     );
   }
 
+  // Two products sold in variants (docs/product-rules.md, Variants): one with SKUs and images, one without.
+  const inVariants: { id: string; variantIds: string[] }[] = [];
+  for (let i = 0; i < 2; i++) {
+    const product = await createProduct(admin, { name: `Kitenge shirt ${i}`, category: 'Fabric', countInStock: 0 });
+    const sizes = ['S', 'M', 'L'];
+    const colours = ['Indigo', 'Ochre'];
+    const res = await admin.put<Product>(`/api/products/${product._id}/variants`, {
+      options: [
+        { name: 'Size', values: sizes },
+        { name: 'Colour', values: colours },
+      ],
+      variants: sizes.flatMap((size, j) =>
+        colours.map((colour, k) => ({
+          options: { Size: size, Colour: colour },
+          price: 1500.25 + j * 100 + k * 10,
+          countInStock: 100_000,
+          sku: i === 0 ? `KS-${size}-${colour}` : null,
+          image: i === 0 ? (images[(j + k) % images.length]?.path ?? null) : null,
+        })),
+      ),
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    inVariants.push({ id: product._id, variantIds: (res.body.variants ?? []).map((v) => v._id) });
+  }
+
   const shoppers = await mapLimit(
     Array.from({ length: size.shoppers }, (_, i) => i),
     4,
@@ -138,11 +163,14 @@ export async function buildShop(shop: OpsShop, size: ShopSize): Promise<BuiltSho
   );
 
   const plan = shoppers.flatMap((shopper) => Array.from({ length: size.ordersPerShopper }, () => shopper));
-  const orders = await mapLimit(plan, 4, async (shopper) => {
-    const lines = Array.from({ length: random.int(1, 3) }, (_, k) => ({
+  const orders = await mapLimit(plan, 4, async (shopper, i) => {
+    const lines: { _id: string; qty: number; variantId?: string }[] = Array.from({ length: random.int(1, 3) }, (_, k) => ({
       _id: products[(random.int(0, products.length - 1) + k) % products.length]?._id ?? '',
       qty: random.int(1, 3),
     }));
+    // Every fourth order also takes a variant.
+    const shirt = inVariants[i % inVariants.length];
+    if (i % 4 === 0 && shirt) lines.push({ _id: shirt.id, qty: 1, variantId: shirt.variantIds[i % shirt.variantIds.length] });
     const unique = [...new Map(lines.map((l) => [l._id, l])).values()];
     const res = await placeOrder(shopper.client, unique, { ...NAIROBI_ADDRESS, postalCode: String(random.int(100, 99999)) });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -268,18 +296,31 @@ export async function verifyThroughApi(shop: OpsShop, built: BuiltShop, before: 
   expect(sorted(orders.body.map((o) => o._id))).toEqual(sorted(orderRows.map((r) => r.id)));
   expect(orders.body.filter((o) => o.isPaid).length).toBe(orderRows.filter((r) => r.is_paid).length);
   expect(orders.body.filter((o) => o.isDelivered).length).toBe(built.delivered);
+  // The lines of a variant keep it.
+  const variantLines = rowsOf(before, 'public.order_items').filter((line) => line.variant_id !== null);
+  expect(variantLines.length).toBeGreaterThan(0);
+  const answeredLines = orders.body.flatMap((o) => o.orderItems).filter((line) => line.variantId);
+  expect(sorted(answeredLines.map((line) => `${line.variantId} ${line.variant} ${line.sku}`))).toEqual(
+    sorted(variantLines.map((line) => `${line.variant_id} ${line.variant} ${line.sku}`)),
+  );
 
   const users = await admin.get<{ _id: string }[]>('/api/users');
   expect(sorted(users.body.map((u) => u._id))).toEqual(sorted(rowsOf(before, 'public.users').map((r) => r.id)));
 
   let reviews = 0;
   for (const product of rowsOf(before, 'public.products')) {
-    const res = await admin.get<{ name: string; price: number; numReviews: number; reviews: unknown[] }>(
-      `/api/products/${String(product.id)}`,
-    );
+    const res = await admin.get<Product>(`/api/products/${String(product.id)}`);
     expect(res.status).toBe(200);
     expect(res.body.name).toBe(product.name);
     expect(res.body.price).toBe(Number(product.price_cents) / 100);
+    // Its options and variants, as the original shop held them.
+    const variants = rowsOf(before, 'public.product_variants').filter((v) => v.product_id === product.id);
+    expect(res.body.options ?? null).toEqual(product.options);
+    expect(sorted((res.body.variants ?? []).map((v) => v._id))).toEqual(sorted(variants.map((v) => v.id)));
+    for (const variant of res.body.variants ?? []) {
+      const row = variants.find((v) => v.id === variant._id);
+      expect(variant).toMatchObject({ price: Number(row?.price_cents) / 100, countInStock: row?.count_in_stock, sku: row?.sku });
+    }
     expect(res.body.reviews.length).toBe(product.num_reviews);
     reviews += res.body.reviews.length;
   }

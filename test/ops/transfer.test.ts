@@ -99,6 +99,9 @@ describe('db:export and db:import', () => {
     shop = undefined;
     before = await snapshot(source);
     expect(before['public.orders']?.length).toBe(SIZE.shoppers * SIZE.ordersPerShopper);
+    // Products sold in variants, and order lines of a variant, are among them.
+    expect(before['public.product_variants']?.length).toBe(12);
+    expect((before['public.order_items'] as { variant_id: string | null }[]).some((line) => line.variant_id !== null)).toBe(true);
     expect(before['public.payment_attempts']?.length).toBe(SIZE.shoppers);
     // The M-Pesa callback secret is among the rows that must move.
     expect(before['public.shop_meta']?.some((r) => (r as { key: string }).key === 'mpesa_callback_secret')).toBe(true);

@@ -1,4 +1,5 @@
 import { and, desc, eq, type SQL, sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { PRODUCTS_PAGE_SIZE } from '../../shared/constants.js';
 import { toCents } from '../../shared/money.js';
 import type { AdminProduct, AdminProductPage, ProductDetail, ProductUpdateBody } from '../../shared/schemas/products.js';
@@ -90,25 +91,35 @@ export async function createSampleProduct(db: Db, changes: CatalogueChanges, adm
   return { ...toProductJson({ ...row, reviews: [] }), isDraft: row.isDraft };
 }
 
+/** The value an edit sets, or the column's own for a product sold in variants (derived from theirs). */
+function unlessVariants(column: AnyPgColumn, value: SQL): SQL {
+  return sql`(CASE WHEN ${products.options} IS NULL THEN ${value} ELSE ${column} END)`;
+}
+
 export async function updateProduct(
   db: Db,
   changes: CatalogueChanges,
   id: string,
   patch: ProductUpdateBody,
 ): Promise<AdminProduct> {
-  // The values after this edit: what the patch sets, else what the row has.
+  // The values after this edit: what the patch sets, else what the row has. A product sold in
+  // variants keeps the price and stock its variants give it, whatever the form sends
+  // (docs/product-rules.md, Variants): the edit screen sends every field.
   const name = patch.name ?? products.name;
   const image = patch.image ?? products.image;
-  const priceCents = patch.price === undefined ? products.priceCents : toCents(patch.price);
+  const priceCents =
+    patch.price === undefined ? products.priceCents : unlessVariants(products.priceCents, sql`${toCents(patch.price)}::int`);
   const [row] = await db
     .update(products)
     .set({
       // A draft is published once its name, price and image are all real; a product never goes back.
       isDraft: sql`${products.isDraft} AND (${name}::text = ${SAMPLE_PRODUCT.name} OR ${image}::text = ${SAMPLE_PRODUCT.image} OR ${priceCents}::int <= 0)`,
       ...(patch.name !== undefined && { name: patch.name }),
-      ...(patch.price !== undefined && { priceCents: toCents(patch.price) }),
+      ...(patch.price !== undefined && { priceCents }),
       ...(patch.image !== undefined && { image: patch.image }),
-      ...(patch.countInStock !== undefined && { countInStock: patch.countInStock }),
+      ...(patch.countInStock !== undefined && {
+        countInStock: unlessVariants(products.countInStock, sql`${patch.countInStock}::int`),
+      }),
       ...(patch.category !== undefined && { category: patch.category }),
       ...(patch.description !== undefined && { description: patch.description }),
       updatedAt: sql`now()`,

@@ -1,9 +1,18 @@
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import { TOP_PRODUCTS_COUNT } from '../../shared/constants.js';
 import { fromCents } from '../../shared/money.js';
-import type { CategoryCount, Product, ProductDetail, Review, ReviewSummary } from '../../shared/schemas/products.js';
+import type {
+  CategoryCount,
+  Product,
+  ProductDetail,
+  ProductOption,
+  ProductVariant,
+  Review,
+  ReviewSummary,
+  VariantOptions,
+} from '../../shared/schemas/products.js';
 import type { Db } from '../db/client.js';
-import { products, reviews } from '../db/schema.js';
+import { products, productVariants, reviews } from '../db/schema.js';
 import { notFound } from '../errors.js';
 
 /**
@@ -15,6 +24,27 @@ import { notFound } from '../errors.js';
 
 /** The storefront never shows, searches, counts or sells a draft: every public read has this. */
 export const published = eq(products.isDraft, false);
+
+/** A variant as the product's row reads it, in the statement that reads the product. */
+interface StoredVariant {
+  _id: string;
+  options: VariantOptions;
+  priceCents: number;
+  countInStock: number;
+  sku: string | null;
+  image: string | null;
+}
+
+/**
+ * The variants of a product sold in variants, by their place (the options' value order); null for
+ * a product without options, whose row is all there is. Read in the statement that reads the
+ * product, so its derived price and stock and its variants come from one snapshot. The table is
+ * named, as for the reviews below.
+ */
+const variantList = sql<StoredVariant[] | null>`(CASE WHEN ${products}.options IS NULL THEN NULL ELSE (
+  SELECT json_agg(json_build_object('_id', v.id, 'options', v.options, 'priceCents', v.price_cents,
+    'countInStock', v.count_in_stock, 'sku', v.sku, 'image', v.image) ORDER BY v.position)
+  FROM ${productVariants} v WHERE v.product_id = ${products}.id) END)`;
 
 /** The columns a product answer needs (the generated search columns stay in the database). */
 export const productColumns = {
@@ -29,8 +59,12 @@ export const productColumns = {
   numReviews: products.numReviews,
   createdAt: products.createdAt,
   updatedAt: products.updatedAt,
+  options: products.options,
+  variants: variantList,
 };
-type ProductRow = { [K in keyof typeof productColumns]: (typeof productColumns)[K]['_']['data'] };
+type ProductRow = {
+  [K in Exclude<keyof typeof productColumns, 'options' | 'variants'>]: (typeof productColumns)[K]['_']['data'];
+} & { options: ProductOption[] | null; variants: StoredVariant[] | null };
 
 /**
  * The product's reviews as every product answer lists them (id, author's name, rating), oldest
@@ -62,7 +96,22 @@ export function toProductJson(row: ListedRow): Product {
     reviews: row.reviews,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
+    // A product without options answers exactly as before: no options or variants keys at all.
+    ...(row.options &&
+      row.options.length > 0 && { options: row.options, variants: toVariantsJson(row.options, row.variants ?? []) }),
   };
+}
+
+/** The variants as answers carry them: each choice keyed in the options' order. */
+function toVariantsJson(options: readonly ProductOption[], variants: readonly StoredVariant[]): ProductVariant[] {
+  return variants.map((variant) => ({
+    _id: variant._id,
+    options: Object.fromEntries(options.map((option) => [option.name, variant.options[option.name] ?? ''])),
+    price: fromCents(variant.priceCents),
+    countInStock: variant.countInStock,
+    sku: variant.sku,
+    image: variant.image,
+  }));
 }
 
 /** The category as its indexes hold it: lower-case, so "phones" finds "Phones". */

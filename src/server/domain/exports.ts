@@ -4,6 +4,7 @@ import { nairobiSecond } from '../../shared/dates.js';
 import { fromCents, twoDecimals } from '../../shared/money.js';
 import type { OrderFilters } from '../../shared/schemas/orders.js';
 import type { LedgerFilter } from '../../shared/schemas/payments.js';
+import { nameWithVariant } from '../../shared/schemas/variants.js';
 import type { Db } from '../db/client.js';
 import { mpesaPayments, orderItems, orders, users } from '../db/schema.js';
 import type { CsvCell } from '../http/csv.js';
@@ -56,7 +57,7 @@ export const ORDER_CSV_HEADER = [
   'Delivered at (EAT)',
 ];
 
-/** One row per order, as the admin order list filters them, newest first; lines as "2 × Name; 1 × Other". */
+/** One row per order, as the admin order list filters them, newest first; lines as "2 × Name; 1 × Other (Size 42 / Colour Black)". */
 export async function* orderCsvRows(db: Db, filters: OrderFilters): AsyncGenerator<CsvCell[]> {
   const where = orderListWhere(filters);
   let cursor: Cursor | undefined;
@@ -75,7 +76,7 @@ export async function* orderCsvRows(db: Db, filters: OrderFilters): AsyncGenerat
       .limit(EXPORT_BATCH_SIZE);
     if (batch.length === 0) return;
     const lines = await db
-      .select({ orderId: orderItems.orderId, name: orderItems.name, qty: orderItems.qty })
+      .select({ orderId: orderItems.orderId, name: orderItems.name, variant: orderItems.variant, qty: orderItems.qty })
       .from(orderItems)
       .where(
         inArray(
@@ -85,7 +86,10 @@ export async function* orderCsvRows(db: Db, filters: OrderFilters): AsyncGenerat
       )
       .orderBy(asc(orderItems.orderId), asc(orderItems.position));
     const itemsOf = new Map<string, string[]>();
-    for (const line of lines) itemsOf.set(line.orderId, [...(itemsOf.get(line.orderId) ?? []), `${line.qty} × ${line.name}`]);
+    for (const line of lines) {
+      const item = `${line.qty} × ${nameWithVariant(line.name, line.variant)}`;
+      itemsOf.set(line.orderId, [...(itemsOf.get(line.orderId) ?? []), item]);
+    }
     for (const { order, customerName, customerEmail } of batch) {
       yield [
         order.number,

@@ -14,11 +14,12 @@ import {
 } from '../../shared/schemas/orders.js';
 import type { Db, Queryable } from '../db/client.js';
 import { containing, startingWith } from '../db/like.js';
-import { orderItems, orders, products, users } from '../db/schema.js';
+import { orderItems, orders, users } from '../db/schema.js';
 import { badRequest, isUniqueViolation, notFound } from '../errors.js';
 import type { Notifications } from '../mail/notifications.js';
 import type { CatalogueChanges } from './catalogue-changes.js';
 import { drawOrderNumber } from './order-number.js';
+import { giveBackStock, lineKey, type SoldLine, type StockLine, takeStock } from './order-stock.js';
 import { assertOrderHasNoPayments } from './payments/ledger.js';
 import type { SessionUser } from './sessions.js';
 import { pricingOf, readSettings } from './settings.js';
@@ -40,6 +41,8 @@ function toOrderJson(row: OrderRow, customer: Customer, items: OrderItemRow[]): 
       image: item.image,
       qty: item.qty,
       price: fromCents(item.priceCents),
+      // Only a line of a variant says which, as it was sold.
+      ...(item.variantId && { variantId: item.variantId, variant: item.variant ?? '', sku: item.sku }),
     })),
     shippingAddress: {
       county: row.county,
@@ -163,14 +166,20 @@ export async function unpaidOrderForAmount(db: Db, customerId: string, amount: n
   return order.id;
 }
 
-/** Adds up the lines of one product, so a product listed twice is checked against its stock once. */
-function mergeLines(lines: CreateOrderBody['orderItems']): Map<string, number> {
-  const merged = new Map<string, number>();
-  for (const line of lines) merged.set(line._id, (merged.get(line._id) ?? 0) + line.qty);
-  for (const qty of merged.values()) {
+/**
+ * Adds up the lines of one product (or one variant of it), so a product listed twice is checked
+ * against its stock once; two variants of a product stay two lines. In the order rows are taken:
+ * by product id, then variant id, so concurrent orders never wait on each other in a cycle.
+ */
+function mergeLines(lines: CreateOrderBody['orderItems']): StockLine[] {
+  const merged = new Map<string, StockLine>();
+  for (const line of lines) {
+    const key = lineKey(line._id, line.variantId);
+    const qty = (merged.get(key)?.qty ?? 0) + line.qty;
     if (qty > MAX_LINE_QTY) throw badRequest(`Quantity must be at most ${MAX_LINE_QTY}`, 'orderItems');
+    merged.set(key, { productId: line._id, variantId: line.variantId, qty });
   }
-  return merged;
+  return [...merged.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, line]) => line);
 }
 
 /** The order this shopper already placed with this Idempotency-Key, if any. */
@@ -227,40 +236,12 @@ async function placeNewOrder(
   idempotencyKey: string | undefined,
 ): Promise<Order> {
   const lines = mergeLines(body.orderItems);
-  // Taking rows in id order means concurrent orders never wait on each other in a cycle.
-  const productIds = [...lines.keys()].sort();
+  const productIds = [...new Set(lines.map((line) => line.productId))];
 
   const placed = await db.transaction(async (tx) => {
     const settings = await readSettings(tx);
-    const sold: { productId: string; name: string; image: string; priceCents: number; qty: number; left: number }[] = [];
-    for (const productId of productIds) {
-      const qty = lines.get(productId) ?? 0;
-      const [taken] = await tx
-        .update(products)
-        .set({ countInStock: sql`${products.countInStock} - ${qty}` })
-        // A draft is never sold: it answers as if it did not exist.
-        .where(and(eq(products.id, productId), eq(products.isDraft, false), gte(products.countInStock, qty)))
-        .returning({
-          name: products.name,
-          image: products.image,
-          priceCents: products.priceCents,
-          left: products.countInStock,
-        });
-      if (!taken) {
-        const [product] = await tx
-          .select({ name: products.name, countInStock: products.countInStock })
-          .from(products)
-          .where(and(eq(products.id, productId), eq(products.isDraft, false)));
-        if (!product) throw badRequest('A product in your cart is no longer available', 'orderItems');
-        throw badRequest(
-          product.countInStock === 0
-            ? `${product.name} is out of stock`
-            : `Only ${product.countInStock} of ${product.name} left in stock`,
-          'orderItems',
-        );
-      }
-      sold.push({ productId, ...taken, qty });
-    }
+    const sold: SoldLine[] = [];
+    for (const line of lines) sold.push(await takeStock(tx, line));
 
     const totals = orderTotals(
       sold.map((line) => ({ price: fromCents(line.priceCents), qty: line.qty })),
@@ -292,8 +273,9 @@ async function placeNewOrder(
         .returning({ id: orders.id });
     }
     // Lines keep the order the shopper listed them in.
-    const position = new Map(body.orderItems.map((line, index) => [line._id, index] as const));
-    sold.sort((a, b) => (position.get(a.productId) ?? 0) - (position.get(b.productId) ?? 0));
+    const position = new Map(body.orderItems.map((line, index) => [lineKey(line._id, line.variantId), index] as const).reverse());
+    const placeOf = (line: SoldLine) => position.get(lineKey(line.productId, line.variantId ?? undefined)) ?? 0;
+    sold.sort((a, b) => placeOf(a) - placeOf(b));
     await tx.insert(orderItems).values(
       sold.map((line, index) => ({
         orderId: created.id,
@@ -303,11 +285,21 @@ async function placeNewOrder(
         image: line.image,
         qty: line.qty,
         priceCents: line.priceCents,
+        variantId: line.variantId,
+        variant: line.variant,
+        sku: line.sku,
       })),
     );
     const order = await loadExistingOrder(tx, created.id);
     await notify.orderPlaced(tx, order);
-    const low = sold.filter((line) => line.left <= settings.lowStockThreshold);
+    // By product, at what it has left after the whole order: the least its lines saw (a product's
+    // variants' lines take from its total in turn).
+    const left = new Map<string, SoldLine>();
+    for (const line of sold) {
+      const seen = left.get(line.productId);
+      if (!seen || line.left < seen.left) left.set(line.productId, line);
+    }
+    const low = [...left.values()].filter((line) => line.left <= settings.lowStockThreshold);
     if (low.length > 0) {
       await notify.lowStock(
         tx,
@@ -416,23 +408,20 @@ export async function deleteOrder(db: Db, changes: CatalogueChanges, id: string)
     const returned: string[] = [];
     if (!order.isDelivered) {
       const lines = await tx
-        .select({ productId: orderItems.productId, qty: orderItems.qty })
+        .select({ productId: orderItems.productId, variantId: orderItems.variantId, qty: orderItems.qty })
         .from(orderItems)
         .where(eq(orderItems.orderId, id))
-        .orderBy(asc(orderItems.productId));
+        .orderBy(asc(orderItems.productId), asc(orderItems.variantId));
       for (const line of lines) {
         if (!line.productId) continue;
-        await tx
-          .update(products)
-          .set({ countInStock: sql`${products.countInStock} + ${line.qty}` })
-          .where(eq(products.id, line.productId));
-        returned.push(line.productId);
+        const stock = { productId: line.productId, variantId: line.variantId ?? undefined, qty: line.qty };
+        if (await giveBackStock(tx, stock)) returned.push(line.productId);
       }
     }
     await tx.delete(orders).where(eq(orders.id, id));
     return returned;
   });
-  if (restocked.length > 0) await changes.committed({ products: restocked, listing: false });
+  if (restocked.length > 0) await changes.committed({ products: [...new Set(restocked)], listing: false });
 }
 
 export async function markOrderDelivered(db: Db, id: string, notify: Notifications): Promise<Order> {

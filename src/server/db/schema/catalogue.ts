@@ -4,6 +4,7 @@ import {
   check,
   index,
   integer,
+  jsonb,
   numeric,
   pgTable,
   primaryKey,
@@ -12,6 +13,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
+import type { ProductOption, VariantOptions } from '../../../shared/schemas/products.js';
 import { users } from './accounts.js';
 import { bytea, createdAt, tsvector, updatedAt } from './columns.js';
 
@@ -43,6 +45,13 @@ export const products = pgTable(
      * edited in the admin only, never shown, searched, counted or sold in the storefront.
      */
     isDraft: boolean('is_draft').notNull().default(false),
+    /**
+     * The product's options (Size, Colour), each with its values in the merchant's order; null for a
+     * product sold as one thing. With options, the product is sold only as its variants
+     * (product_variants), and its price_cents and count_in_stock are derived from theirs: the lowest
+     * price and the sum of the stock, kept in the transaction of every variant write and every order.
+     */
+    options: jsonb('options').$type<ProductOption[]>(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     /** Everything searchable, lower-case: the target of substring matching. */
@@ -78,6 +87,38 @@ export const products = pgTable(
     index('products_drafts_latest_idx').on(t.createdAt.desc(), t.id.desc()).where(sql`${t.isDraft}`),
     index('products_search_vector_idx').using('gin', t.searchVector),
     index('products_search_text_trgm_idx').using('gin', sql`${t.searchText} gin_trgm_ops`),
+  ],
+);
+
+/**
+ * The combinations of a product's options that are sold (Size 42 / Colour Black), each with its own price
+ * and stock (docs/product-rules.md, Variants). Every write to a product's variants first locks the
+ * product's row, as every order does, so the product's derived price and stock never disagree with
+ * its variants. Order lines copy what they need of a variant and keep its id without a foreign key:
+ * removing a variant changes no order.
+ */
+export const productVariants = pgTable(
+  'product_variants',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    productId: uuid('product_id')
+      .notNull()
+      .references(() => products.id, { onDelete: 'cascade' }),
+    /** Option name → value, one value for every option of the product. */
+    options: jsonb('options').$type<VariantOptions>().notNull(),
+    /** Its place in the product's answers: by the options' value order, set at every write. */
+    position: integer('position').notNull(),
+    priceCents: integer('price_cents').notNull(),
+    countInStock: integer('count_in_stock').notNull().default(0),
+    sku: text('sku'),
+    image: text('image'),
+  },
+  (t) => [
+    check('product_variants_price_not_negative', sql`${t.priceCents} >= 0`),
+    check('product_variants_stock_not_negative', sql`${t.countInStock} >= 0`),
+    index('product_variants_product_idx').on(t.productId, t.position),
+    // A SKU names one variant in the whole shop, whatever its case.
+    uniqueIndex('product_variants_sku_idx').on(sql`lower(${t.sku})`).where(sql`${t.sku} IS NOT NULL`),
   ],
 );
 

@@ -78,6 +78,13 @@ export const orderItems = pgTable(
     image: text('image').notNull(),
     qty: integer('qty').notNull(),
     priceCents: integer('price_cents').notNull(),
+    /**
+     * The variant bought, for a product sold in variants: its id (no foreign key, so removing the
+     * variant changes no order), its description as sold ("Size 42 / Colour Black") and its SKU.
+     */
+    variantId: uuid('variant_id'),
+    variant: text('variant'),
+    sku: text('sku'),
   },
   (t) => [
     check('order_items_qty_positive', sql`${t.qty} > 0`),

@@ -1,5 +1,6 @@
 import { formatKsh, fromCents, toCents } from '../../../shared/money.js';
 import type { Order } from '../../../shared/schemas/orders.js';
+import { nameWithVariant } from '../../../shared/schemas/variants.js';
 
 /** The facts the mails share, and the pieces of their plain-text versions. */
 
@@ -17,6 +18,11 @@ export function orderUrl(order: Order, shopUrl: string): string {
 
 export function productUrl(productId: string, shopUrl: string): string {
   return `${baseUrl(shopUrl)}/products/${encodeURIComponent(productId)}`;
+}
+
+/** A line's name, with its variant after it: "Court Sneaker (Size 42 / Colour Black)". */
+export function itemName(item: Order['orderItems'][number]): string {
+  return nameWithVariant(item.name, item.variant);
 }
 
 /** Quantity × unit price, summed in cents so it never drifts. */
@@ -74,6 +80,6 @@ export function textPairs(rows: Pairs): string {
 
 export function textItems(order: Order): string {
   return order.orderItems
-    .map((item) => `- ${item.name}\n  ${item.qty} × ${formatKsh(item.price)} = ${formatKsh(lineTotal(item))}`)
+    .map((item) => `- ${itemName(item)}\n  ${item.qty} × ${formatKsh(item.price)} = ${formatKsh(lineTotal(item))}`)
     .join('\n');
 }

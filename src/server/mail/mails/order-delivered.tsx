@@ -6,7 +6,7 @@ import { Button, Heading, LayoutTable, Muted, Notice, Para, ROW_CELL, RowsTable,
 import { Layout, renderMail } from '../components/layout.js';
 import { ACCENT, FONT, TEXT } from '../components/theme.js';
 import type { MailMessage } from '../mailer.js';
-import { baseUrl, customerOf, orderUrl, productUrl, textFooter } from './facts.js';
+import { baseUrl, customerOf, itemName, orderUrl, productUrl, textFooter } from './facts.js';
 import { ItemName } from './order-tables.js';
 
 /** What arrived: each item with its quantity, and a link to review it while its product exists. */
@@ -58,7 +58,7 @@ export function orderDeliveredMail(order: Order, shopUrl: string, shopName: stri
     '',
     'ITEMS',
     ...order.orderItems.map(
-      (item) => `- ${item.name} × ${item.qty}${item._id ? `\n  Review it: ${productUrl(item._id, shopUrl)}` : ''}`,
+      (item) => `- ${itemName(item)} × ${item.qty}${item._id ? `\n  Review it: ${productUrl(item._id, shopUrl)}` : ''}`,
     ),
     '',
     `Total: ${formatKsh(order.totalPrice)}`,

@@ -2,13 +2,14 @@ import { formatKsh } from '../../../shared/money.js';
 import type { Order } from '../../../shared/schemas/orders.js';
 import { LayoutTable, Link, Muted, PairsTable, Panel, ROW_CELL, RowsTable } from '../components/blocks.js';
 import { BORDER, LABEL, MUTED } from '../components/theme.js';
-import { addressRows, lineTotal, productUrl, summaryRows } from './facts.js';
+import { addressRows, itemName, lineTotal, productUrl, summaryRows } from './facts.js';
 
 /** The parts of an order the shopper's mails and the merchant's alert both show. */
 
-/** An item's name, linked to its product page while the product exists. */
+/** An item's name (with its variant), linked to its product page while the product exists. */
 export function ItemName({ item, shopUrl }: { item: Order['orderItems'][number]; shopUrl: string }) {
-  return item._id ? <Link href={productUrl(item._id, shopUrl)}>{item.name}</Link> : item.name;
+  const name = itemName(item);
+  return item._id ? <Link href={productUrl(item._id, shopUrl)}>{name}</Link> : name;
 }
 
 function HeaderCell({ label, align }: { label: string; align: 'left' | 'center' | 'right' }) {

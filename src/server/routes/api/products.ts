@@ -13,6 +13,7 @@ import {
   storefrontListQuery,
   storefrontPage,
 } from '../../../shared/schemas/products.js';
+import { productVariantsBody } from '../../../shared/schemas/variants.js';
 import type { CatalogueAnswers } from '../../cache/catalogue-answers.js';
 import type { CachedAnswer } from '../../cache/catalogue-cache.js';
 import type { Db } from '../../db/client.js';
@@ -24,6 +25,7 @@ import {
   updateProduct,
 } from '../../domain/admin-catalogue.js';
 import type { CatalogueChanges } from '../../domain/catalogue-changes.js';
+import { replaceVariants } from '../../domain/product-variants.js';
 import { addReview, deleteReview } from '../../domain/reviews.js';
 import { AppError } from '../../errors.js';
 import { sendConditional } from '../../http/conditional.js';
@@ -145,7 +147,7 @@ const storefrontRoutes: FastifyPluginAsyncZod<ProductRouteOptions> = async (app,
   });
 };
 
-/** The admin's product edits: create a draft, update it, delete a product. */
+/** The admin's product edits: create a draft, update it and its variants, delete a product. */
 const productEditRoutes: FastifyPluginAsyncZod<ProductRouteOptions> = async (app, { db, changes }) => {
   app.post('/api/products', {
     onRequest: app.requireAdmin,
@@ -167,6 +169,19 @@ const productEditRoutes: FastifyPluginAsyncZod<ProductRouteOptions> = async (app
       response: { 200: adminProduct, ...errors },
     },
     handler: (request) => updateProduct(db, changes, request.params.id, request.body),
+  });
+
+  app.put('/api/products/:id/variants', {
+    onRequest: app.requireAdmin,
+    schema: {
+      tags,
+      summary:
+        "Replace a product's options and variants (admin): a variant sent with its _id keeps it, one without gets a new id, one left out is removed; no options makes it a plain product again",
+      params: idParams,
+      body: productVariantsBody,
+      response: { 200: adminProductDetail, ...errors },
+    },
+    handler: (request) => replaceVariants(db, changes, request.params.id, request.body),
   });
 
   app.delete('/api/products/:id', {
