@@ -57,7 +57,7 @@ export const ORDER_CSV_HEADER = [
   'Delivered at (EAT)',
 ];
 
-/** One row per order, as the admin order list filters them, newest first; lines as "2 × Name; 1 × Other (Size 42 / Colour Black)". */
+/** One row per order, as the admin order list filters them, newest first; lines as "2 × Name; 1 × Other (Size 42 / Black)". */
 export async function* orderCsvRows(db: Db, filters: OrderFilters): AsyncGenerator<CsvCell[]> {
   const where = orderListWhere(filters);
   let cursor: Cursor | undefined;

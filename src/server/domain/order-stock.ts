@@ -22,7 +22,7 @@ export interface StockLine {
 export interface SoldLine {
   productId: string;
   variantId: string | null;
-  /** "Size 42 / Colour Black"; null for a product sold as one thing. */
+  /** "Size 42 / Black"; null for a product sold as one thing. */
   variant: string | null;
   sku: string | null;
   name: string;

@@ -103,7 +103,7 @@ export const orderItem = z.object({
   image: z.string(),
   qty: z.number(),
   price: z.number(),
-  /** Only on a line of a variant: its id, its description as sold ("Size 42 / Colour Black") and its SKU. */
+  /** Only on a line of a variant: its id, its description as sold ("Size 42 / Black") and its SKU. */
   variantId: z.string().optional(),
   variant: z.string().optional(),
   sku: z.string().nullable().optional(),

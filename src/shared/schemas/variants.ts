@@ -1,10 +1,14 @@
 import { z } from 'zod';
+import { describeVariant } from '../variant-names.js';
 import { entityId, formInteger, kshAmount } from './common.js';
-import { imageRef, type ProductOption, type VariantOptions } from './products.js';
+import { imageRef, type ProductOption } from './products.js';
+
+// How a variant is named lives beside, without zod, for the storefront's first screens.
+export { describeVariant, nameWithVariant } from '../variant-names.js';
 
 /**
  * A product's options and variants as the admin sets them (PUT /api/products/{id}/variants), and
- * how a variant is described wherever it is shown ("Size 42 / Colour Black"). docs/product-rules.md, Variants.
+ * how a variant is described wherever it is shown ("Size 42 / Black"). docs/product-rules.md, Variants.
  */
 
 export const VARIANT_LIMITS = {
@@ -19,16 +23,6 @@ export const VARIANT_LIMITS = {
   /** Characters of a SKU. */
   sku: 64,
 } as const;
-
-/** "Size 42 / Colour Black": each option's name and the variant's value, in the options' order. */
-export function describeVariant(options: readonly ProductOption[], chosen: VariantOptions): string {
-  return options.map((option) => `${option.name} ${chosen[option.name] ?? ''}`).join(' / ');
-}
-
-/** A line's name with its variant after it: "Court Sneaker (Size 42 / Colour Black)". */
-export function nameWithVariant(name: string, variant: string | null | undefined): string {
-  return variant ? `${name} (${variant})` : name;
-}
 
 function optionText(label: string) {
   return z

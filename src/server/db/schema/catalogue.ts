@@ -91,7 +91,7 @@ export const products = pgTable(
 );
 
 /**
- * The combinations of a product's options that are sold (Size 42 / Colour Black), each with its own price
+ * The combinations of a product's options that are sold (Size 42 / Black), each with its own price
  * and stock (docs/product-rules.md, Variants). Every write to a product's variants first locks the
  * product's row, as every order does, so the product's derived price and stock never disagree with
  * its variants. Order lines copy what they need of a variant and keep its id without a foreign key:

@@ -80,7 +80,7 @@ export const orderItems = pgTable(
     priceCents: integer('price_cents').notNull(),
     /**
      * The variant bought, for a product sold in variants: its id (no foreign key, so removing the
-     * variant changes no order), its description as sold ("Size 42 / Colour Black") and its SKU.
+     * variant changes no order), its description as sold ("Size 42 / Black") and its SKU.
      */
     variantId: uuid('variant_id'),
     variant: text('variant'),

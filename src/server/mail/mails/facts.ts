@@ -20,7 +20,7 @@ export function productUrl(productId: string, shopUrl: string): string {
   return `${baseUrl(shopUrl)}/products/${encodeURIComponent(productId)}`;
 }
 
-/** A line's name, with its variant after it: "Court Sneaker (Size 42 / Colour Black)". */
+/** A line's name, with its variant after it: "Court Sneaker (Size 42 / Black)". */
 export function itemName(item: Order['orderItems'][number]): string {
   return nameWithVariant(item.name, item.variant);
 }
