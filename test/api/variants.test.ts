@@ -443,10 +443,7 @@ describe('orders of a variant', () => {
       [[fine, { _id: product._id, qty: 1 }], 'Choose a Size and Colour for Refusal Sneaker'],
       [[fine, { _id: product._id, qty: 1, variantId: '00000000-0000-4000-8000-000000000000' }], 'no longer available'],
       [[fine, { _id: product._id, qty: 1, variantId: variantOf(other, '42', 'Black')._id }], 'no longer available'],
-      [
-        [fine, { _id: product._id, qty: 4, variantId: black42._id }],
-        'Only 3 of Refusal Sneaker (Size 42 / Black) left in stock',
-      ],
+      [[fine, { _id: product._id, qty: 4, variantId: black42._id }], 'Only 3 of Refusal Sneaker (Size 42 / Black) left in stock'],
       [
         [fine, { _id: product._id, qty: 2, variantId: black42._id }, { _id: product._id, qty: 2, variantId: black42._id }],
         'Only 3 of Refusal Sneaker (Size 42 / Black) left in stock',
