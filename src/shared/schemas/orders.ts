@@ -75,6 +75,8 @@ export const orderItemInput = z.object({
       .min(1, { error: 'Quantity must be at least 1' })
       .max(MAX_LINE_QTY, { error: `Quantity must be at most ${MAX_LINE_QTY}` }),
   ),
+  /** The variant bought, for a product sold in variants (docs/product-rules.md, Variants); null is none. */
+  variantId: z.preprocess((v) => (v === null ? undefined : v), entityId.optional()),
 });
 
 export const createOrderBody = z.object({
@@ -101,6 +103,10 @@ export const orderItem = z.object({
   image: z.string(),
   qty: z.number(),
   price: z.number(),
+  /** Only on a line of a variant: its id, its description as sold ("Size 42 / Colour Black") and its SKU. */
+  variantId: z.string().optional(),
+  variant: z.string().optional(),
+  sku: z.string().nullable().optional(),
 });
 
 /** The address as stored and answered: plain strings, nothing to coerce on the way out. */

@@ -22,6 +22,25 @@ export const review = reviewSummary.extend({
 });
 export type Review = z.infer<typeof review>;
 
+/** An option of a product (Size, Colour) and its values, in the merchant's order. */
+export const productOption = z.object({ name: z.string(), values: z.array(z.string()) });
+export type ProductOption = z.infer<typeof productOption>;
+
+/** A variant's choice of each option: option name → value ({Size: "42", Colour: "Black"}). */
+export const variantOptions = z.record(z.string(), z.string());
+export type VariantOptions = z.infer<typeof variantOptions>;
+
+/** A combination of a product's options that is sold, with its own price and stock (docs/product-rules.md, Variants). */
+export const productVariant = z.object({
+  _id: z.string(),
+  options: variantOptions,
+  price: z.number(),
+  countInStock: z.number(),
+  sku: z.string().nullable(),
+  image: z.string().nullable(),
+});
+export type ProductVariant = z.infer<typeof productVariant>;
+
 export const product = z.object({
   _id: z.string(),
   name: z.string(),
@@ -36,6 +55,12 @@ export const product = z.object({
   reviews: z.array(reviewSummary),
   createdAt: z.string(),
   updatedAt: z.string(),
+  /**
+   * Only for a product sold in variants: its options and its variants, by the options' value
+   * order. `price` is then the lowest variant price and `countInStock` the variants' total.
+   */
+  options: z.array(productOption).optional(),
+  variants: z.array(productVariant).optional(),
 });
 export type Product = z.infer<typeof product>;
 
