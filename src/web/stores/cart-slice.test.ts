@@ -8,6 +8,7 @@ import {
   cartCount,
   cartReducer,
   clearCartItems,
+  lineKey,
   refreshCartLine,
   removeFromCart,
   resetCart,
@@ -77,7 +78,7 @@ describe('cart rules (docs/product-rules.md, States)', () => {
     dispatch(addToCart(tea));
     let cart = dispatch(
       refreshCartLine({
-        _id: 'kettle',
+        key: 'kettle',
         gone: false,
         name: 'Kettle 2L',
         image: '/images/kettle-2l.webp',
@@ -97,15 +98,37 @@ describe('cart rules (docs/product-rules.md, States)', () => {
 
     // Sold out: the line stays, with its qty, so the shopper sees why it cannot be ordered.
     cart = dispatch(
-      refreshCartLine({ _id: 'kettle', gone: false, name: 'Kettle 2L', image: '/k.webp', price: 1599, countInStock: 0 }),
+      refreshCartLine({ key: 'kettle', gone: false, name: 'Kettle 2L', image: '/k.webp', price: 1599, countInStock: 0 }),
     );
     expect(cart.cartItems[0]).toMatchObject({ countInStock: 0, qty: 2 });
 
-    cart = dispatch(refreshCartLine({ _id: 'tea', gone: true }));
+    cart = dispatch(refreshCartLine({ key: 'tea', gone: true }));
     expect(cart.cartItems.map((i) => i._id)).toEqual(['kettle']);
     expect(stored()?.cartItems.map((i) => i._id)).toEqual(['kettle']);
     // A product that is not in the cart changes nothing.
-    expect(dispatch(refreshCartLine({ _id: 'sugar', gone: true })).cartItems).toHaveLength(1);
+    expect(dispatch(refreshCartLine({ key: 'sugar', gone: true })).cartItems).toHaveLength(1);
+  });
+
+  it('keeps two variants of one product as two lines, each replaced, refreshed and removed alone', () => {
+    const dispatch = cartStore();
+    const size42 = { ...kettle, _id: 'shoe', name: 'Shoe', variantId: 'v42', variant: 'Size 42 / Black', qty: 1 };
+    const size43 = { ...size42, variantId: 'v43', variant: 'Size 43 / Black' };
+    dispatch(addToCart(size42));
+    dispatch(addToCart(size43));
+    let cart = dispatch(addToCart({ ...size43, qty: 2 }));
+    expect(cart.cartItems.map((i) => [lineKey(i), i.qty])).toEqual([
+      ['shoe:v42', 1],
+      ['shoe:v43', 2],
+    ]);
+    cart = dispatch(
+      refreshCartLine({ key: 'shoe:v43', gone: false, name: 'Shoe', image: '/s.webp', price: 999, countInStock: 1 }),
+    );
+    expect(cart.cartItems.map((i) => [i.variantId, i.price, i.qty])).toEqual([
+      ['v42', kettle.price, 1],
+      ['v43', 999, 1],
+    ]);
+    cart = dispatch(removeFromCart('shoe:v42'));
+    expect(cart.cartItems.map(lineKey)).toEqual(['shoe:v43']);
   });
 
   it('removes by _id', () => {

@@ -14,12 +14,20 @@ export interface CartItem {
   description: string;
   countInStock: number;
   qty: number;
+  /** For a product sold in variants: the variant chosen, and its description ("Size 42 / Black"). */
+  variantId?: string;
+  variant?: string;
 }
 
-/** What the shop says of a line's product now (the cart feature asks it): sold as this, or gone. */
-export type FreshCartProduct =
-  | { _id: string; gone: false; name: string; image: string; price: number; countInStock: number }
-  | { _id: string; gone: true };
+/** A cart line is a product, or one variant of it: the same shoe in two sizes is two lines. */
+export function lineKey(item: Pick<CartItem, '_id' | 'variantId'>): string {
+  return item.variantId ? `${item._id}:${item.variantId}` : item._id;
+}
+
+/** What the shop says of a cart line now (the cart feature asks it), by its lineKey: sold as this, or gone. */
+export type FreshCartLine =
+  | { key: string; gone: false; name: string; image: string; price: number; countInStock: number }
+  | { key: string; gone: true };
 
 export interface CartState extends OrderTotals {
   cartItems: CartItem[];
@@ -66,16 +74,17 @@ const cartSlice = createSlice({
   name: 'cart',
   initialState: initialCart,
   reducers: {
-    /** Adding a product already in the cart replaces its line, qty included; otherwise it appends. */
+    /** Adding a line already in the cart (the same product, the same variant) replaces it, qty included; otherwise it appends. */
     addToCart(state, action: PayloadAction<CartItem>) {
       const item = action.payload;
-      const index = state.cartItems.findIndex((i) => i._id === item._id);
+      const index = state.cartItems.findIndex((i) => lineKey(i) === lineKey(item));
       if (index >= 0) state.cartItems[index] = item;
       else state.cartItems.push(item);
       recompute(state);
     },
+    /** Removes the line of this lineKey. */
     removeFromCart(state, action: PayloadAction<string>) {
-      state.cartItems = state.cartItems.filter((i) => i._id !== action.payload);
+      state.cartItems = state.cartItems.filter((i) => lineKey(i) !== action.payload);
       recompute(state);
     },
     /**
@@ -83,12 +92,12 @@ const cartSlice = createSlice({
      * above the stock comes down to it, and a product the shop no longer sells leaves the cart.
      * A line out of stock stays, so the shopper sees why (the server refuses to order it).
      */
-    refreshCartLine(state, action: PayloadAction<FreshCartProduct>) {
+    refreshCartLine(state, action: PayloadAction<FreshCartLine>) {
       const fresh = action.payload;
-      const line = state.cartItems.find((i) => i._id === fresh._id);
+      const line = state.cartItems.find((i) => lineKey(i) === fresh.key);
       if (!line) return;
       if (fresh.gone) {
-        state.cartItems = state.cartItems.filter((i) => i._id !== fresh._id);
+        state.cartItems = state.cartItems.filter((i) => lineKey(i) !== fresh.key);
       } else {
         Object.assign(line, { name: fresh.name, image: fresh.image, price: fresh.price, countInStock: fresh.countInStock });
         if (fresh.countInStock >= 1 && line.qty > fresh.countInStock) line.qty = fresh.countInStock;

@@ -12,6 +12,8 @@ export interface OrderLine {
   image: string;
   price: number;
   qty: number;
+  /** The variant bought ("Size 42 / Black"), for a product sold in variants. */
+  variant?: string;
 }
 
 const IMAGE_SIZE = 56;
@@ -26,7 +28,10 @@ export default function OrderItemsList({ items }: { items: readonly OrderLine[] 
   return (
     <ListGroup variant="flush">
       {items.map((item, index) => (
-        <ListGroup.Item key={item._id ?? `deleted-${index}`} className="d-flex align-items-center gap-3 px-0 py-2">
+        <ListGroup.Item
+          key={`${item._id ?? 'deleted'}-${item.variant ?? ''}-${index}`}
+          className="d-flex align-items-center gap-3 px-0 py-2"
+        >
           <img
             {...photoSources(item.image, `${IMAGE_SIZE}px`, 320)}
             alt={item.name}
@@ -39,13 +44,16 @@ export default function OrderItemsList({ items }: { items: readonly OrderLine[] 
             className="flex-grow-1 d-flex flex-column flex-md-row gap-1 gap-md-3 justify-content-between"
             style={{ minWidth: 0 }}
           >
-            {item._id ? (
-              <Link to={paths.product(item._id)} className="text-break tap-link">
-                {item.name}
-              </Link>
-            ) : (
-              <span className="text-break">{item.name}</span>
-            )}
+            <div className="text-break">
+              {item._id ? (
+                <Link to={paths.product(item._id)} className="tap-link">
+                  {item.name}
+                </Link>
+              ) : (
+                <span>{item.name}</span>
+              )}
+              {item.variant && <small className="d-block text-body-secondary">{item.variant}</small>}
+            </div>
             <span className="text-md-end small fw-medium">{lineTotalText(item)}</span>
           </div>
         </ListGroup.Item>

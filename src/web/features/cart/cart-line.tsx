@@ -2,13 +2,14 @@ import { useEffect, useState } from 'react';
 import Button from 'react-bootstrap/Button';
 import { Link } from 'react-router';
 import { formatKsh } from '../../../shared/money';
+import { nameWithVariant } from '../../../shared/variant-names';
 import { TrashIcon } from '../../components/icons';
 import { photoSources } from '../../components/photo-sources';
 import Price from '../../components/price';
 import { paths } from '../../config/paths';
-import { addToCart, type CartItem, refreshCartLine, removeFromCart } from '../../stores/cart-slice';
+import { addToCart, type CartItem, lineKey, refreshCartLine, removeFromCart } from '../../stores/cart-slice';
 import { useAppDispatch } from '../../stores/store';
-import { useGetCartProductQuery } from './api';
+import { freshLine, useGetCartProductQuery } from './api';
 import '../../styles/list-group.scss';
 
 const IMAGE_SIZE = 72;
@@ -29,10 +30,11 @@ function useFreshLine(item: CartItem, onGone: (name: string) => void): number | 
   const [addedAt, setAddedAt] = useState<number | null>(null);
   useEffect(() => {
     if (!now) return;
-    if (now.gone) onGone(item.name);
-    else if (now.price !== item.price) setAddedAt(item.price);
-    dispatch(refreshCartLine(now));
-  }, [now, item.name, item.price, onGone, dispatch]);
+    const fresh = freshLine(item, now);
+    if (fresh.gone) onGone(nameWithVariant(item.name, item.variant));
+    else if (fresh.price !== item.price) setAddedAt(item.price);
+    dispatch(refreshCartLine(fresh));
+  }, [now, item, onGone, dispatch]);
   return addedAt;
 }
 
@@ -53,6 +55,9 @@ export default function CartLine({
 }) {
   const dispatch = useAppDispatch();
   const addedAt = useFreshLine(item, onGone);
+  // Two lines of one product differ by their variant: labels and ids say which.
+  const label = nameWithVariant(item.name, item.variant);
+  const key = lineKey(item);
 
   return (
     <div className="list-group-item d-flex align-items-center gap-3 py-3 px-0 px-sm-2">
@@ -66,9 +71,12 @@ export default function CartLine({
       />
       {/* On a phone the name, price and controls stack beside the image; from md up they share one row. */}
       <div className="flex-grow-1 d-flex flex-column flex-md-row align-items-md-center gap-2" style={{ minWidth: 0 }}>
-        <Link to={paths.product(item._id)} className="flex-md-grow-1 text-break fw-medium tap-link">
-          {item.name}
-        </Link>
+        <div className="flex-md-grow-1 text-break">
+          <Link to={paths.product(item._id)} className="fw-medium tap-link">
+            {item.name}
+          </Link>
+          {item.variant && <small className="d-block text-body-secondary">{item.variant}</small>}
+        </div>
         <div className="me-md-2 text-nowrap">
           <Price value={item.price} className="fw-semibold" />
           {addedAt !== null && addedAt !== item.price && (
@@ -80,11 +88,11 @@ export default function CartLine({
         </div>
         <div className="d-flex align-items-center gap-2">
           <div>
-            <label htmlFor={`qty-${item._id}`} className="visually-hidden">
-              Quantity for {item.name}
+            <label htmlFor={`qty-${key}`} className="visually-hidden">
+              Quantity for {label}
             </label>
             <select
-              id={`qty-${item._id}`}
+              id={`qty-${key}`}
               className="form-select"
               value={item.qty}
               onChange={(e) => dispatch(addToCart({ ...item, qty: Number(e.target.value) }))}
@@ -97,7 +105,7 @@ export default function CartLine({
               ))}
             </select>
           </div>
-          <Button variant="outline-danger" aria-label={`Remove ${item.name}`} onClick={() => dispatch(removeFromCart(item._id))}>
+          <Button variant="outline-danger" aria-label={`Remove ${label}`} onClick={() => dispatch(removeFromCart(key))}>
             <TrashIcon />
           </Button>
         </div>

@@ -9,7 +9,7 @@ import Message from '../../components/message';
 import PageTitle from '../../components/page-title';
 import Price from '../../components/price';
 import { paths } from '../../config/paths';
-import { cartCount } from '../../stores/cart-slice';
+import { cartCount, lineKey } from '../../stores/cart-slice';
 import { useAppSelector } from '../../stores/store';
 import CartLine from './cart-line';
 import '../../styles/list-group.scss';
@@ -42,7 +42,7 @@ export default function CartScreen() {
         ) : (
           <div className="list-group list-group-flush">
             {cart.cartItems.map((item, index) => (
-              <CartLine key={item._id} item={item} belowFold={index > 2} onGone={noteGone} />
+              <CartLine key={lineKey(item)} item={item} belowFold={index > 2} onGone={noteGone} />
             ))}
           </div>
         )}

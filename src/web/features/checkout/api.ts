@@ -3,7 +3,7 @@ import type { Order, ShippingAddress } from '../../../shared/schemas/orders';
 import { api } from '../../lib/api';
 
 export interface NewOrder {
-  orderItems: { _id: string; name: string; image: string; price: number; qty: number }[];
+  orderItems: { _id: string; name: string; image: string; price: number; qty: number; variantId?: string }[];
   shippingAddress: ShippingAddress;
   itemsPrice: number;
   shippingPrice: number;

@@ -35,7 +35,14 @@ function OrderReview({ cart, address }: { cart: CartState; address: ShippingAddr
     try {
       const order = await createOrder({
         order: {
-          orderItems: cart.cartItems.map(({ _id, name, image, price, qty }) => ({ _id, name, image, price, qty })),
+          orderItems: cart.cartItems.map(({ _id, name, image, price, qty, variantId }) => ({
+            _id,
+            name,
+            image,
+            price,
+            qty,
+            ...(variantId && { variantId }),
+          })),
           shippingAddress: address,
           itemsPrice: cart.itemsPrice,
           shippingPrice: cart.shippingPrice,

@@ -1,6 +1,7 @@
 import { SHOP_NAME } from '../../../shared/constants';
 import { nairobiMinute } from '../../../shared/dates';
 import type { Order } from '../../../shared/schemas/orders';
+import { nameWithVariant } from '../../../shared/variant-names';
 
 /** What goes in the parcel: a line a product, with a box to tick as it is packed. */
 function PackedItems({ items }: { items: Order['orderItems'] }) {
@@ -19,9 +20,9 @@ function PackedItems({ items }: { items: Order['orderItems'] }) {
       </thead>
       <tbody>
         {items.map((item, index) => (
-          <tr key={item._id ?? `deleted-${index}`}>
+          <tr key={`${item._id ?? 'deleted'}-${item.variant ?? ''}-${index}`}>
             <td className="slip-qty">{item.qty}</td>
-            <td className="slip-item">{item.name}</td>
+            <td className="slip-item">{nameWithVariant(item.name, item.variant)}</td>
             <td className="slip-check">
               <span className="slip-box" />
             </td>

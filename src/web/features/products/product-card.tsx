@@ -3,6 +3,7 @@ import Card from 'react-bootstrap/Card';
 import { Link } from 'react-router';
 import { CARD_PHOTO_SIZES } from '../../../shared/photo-sizes';
 import type { Product } from '../../../shared/schemas/products';
+import { pricesDiffer } from '../../../shared/variant-names';
 import { photoSources } from '../../components/photo-sources';
 import Price from '../../components/price';
 import Rating, { reviewCount } from '../../components/rating';
@@ -51,6 +52,7 @@ export default function ProductCard({ product, eager = false, priority = false }
         </Card.Title>
         <Rating value={product.rating} text={reviewCount(product.numReviews)} />
         <div className="mt-auto">
+          {pricesDiffer(product) && <span className="small me-1">from</span>}
           <Price value={product.price} className="fw-bold product-card-price" />
         </div>
       </Card.Body>

@@ -8,6 +8,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { MAX_LINE_QTY } from '../../../shared/constants';
 import { DETAIL_PHOTO_SIZES } from '../../../shared/photo-sizes';
 import type { ProductDetail } from '../../../shared/schemas/products';
+import { describeVariant, pricesDiffer } from '../../../shared/variant-names';
 import { CartIcon } from '../../components/icons';
 import Loader from '../../components/loader';
 import Message from '../../components/message';
@@ -24,6 +25,7 @@ import { useGetProductDetailsQuery } from './api';
 import { PHOTO_SIZE } from './product-card';
 import ReviewForm from './review-form';
 import ReviewList from './review-list';
+import VariantPicker, { useVariantChoice } from './variant-picker';
 import './products.css';
 import '../../styles/list-group.scss';
 
@@ -104,14 +106,16 @@ function QtySelect({
   );
 }
 
-function AddToCartButton({ wide, inStock, onClick }: { wide: boolean; inStock: boolean; onClick: () => void }) {
+function AddToCartButton(props: { wide: boolean; inStock: boolean; reason: string | undefined; onClick: () => void }) {
+  const { wide, inStock, reason } = props;
   return (
     <Button
       type="button"
       variant="dark"
       className={`d-inline-flex align-items-center justify-content-center gap-2 ${wide ? 'w-100' : 'text-nowrap'}`}
-      disabled={!inStock}
-      onClick={onClick}
+      disabled={!inStock || reason !== undefined}
+      aria-describedby={reason ? 'add-to-cart-reason' : undefined}
+      onClick={props.onClick}
     >
       {/* The phone's bar has no room to spare for the icon. */}
       {wide && <CartIcon />} Add To Cart
@@ -119,16 +123,36 @@ function AddToCartButton({ wide, inStock, onClick }: { wide: boolean; inStock: b
   );
 }
 
+/** Why Add To Cart waits: the option still to choose. */
+function AddReason({ reason }: { reason: string | undefined }) {
+  if (!reason) return null;
+  return (
+    <small id="add-to-cart-reason" className="d-block text-body-secondary">
+      {reason}
+    </small>
+  );
+}
+
+/** The price shown: the chosen variant's, else the product's, "from" when its variants' prices differ. */
+function ShownPrice({ price, from, className }: { price: number; from: boolean; className: string }) {
+  return (
+    <span className={className}>
+      {from && <span className="fw-normal fs-6 me-1">from</span>}
+      <Price value={price} />
+    </span>
+  );
+}
+
 /** The buy box beside the details: price and stock, and from md up the quantity and Add To Cart. */
-function BuyBox(props: { product: ProductDetail; inStock: boolean; wide: boolean; qtySelect: ReactNode; addButton: ReactNode }) {
-  const { product, inStock, wide } = props;
+function BuyBox(props: { price: ReactNode; inStock: boolean; wide: boolean; qtySelect: ReactNode; addButton: ReactNode }) {
+  const { inStock, wide } = props;
   return (
     <Card className="shadow-sm">
       {/* Bootstrap's list group and select as markup: react-bootstrap's ListGroup and Form bring seven files to a first screen. */}
       <div className="list-group list-group-flush">
         <div className="list-group-item d-flex justify-content-between gap-2">
           <span>Price:</span>
-          <Price value={product.price} className="fw-bold" />
+          {props.price}
         </div>
         <div className="list-group-item d-flex justify-content-between gap-2">
           <span>Status:</span>
@@ -151,13 +175,19 @@ function BuyBox(props: { product: ProductDetail; inStock: boolean; wide: boolean
 }
 
 /** The photo, the name, category, rating, price and description, and the buy box. */
-function ProductSummary(props: { product: ProductDetail; buyBox: ReactNode }) {
+function ProductSummary(props: {
+  product: ProductDetail;
+  image: string;
+  price: ReactNode;
+  picker: ReactNode;
+  buyBox: ReactNode;
+}) {
   const { product } = props;
   return (
     <Row className="g-4">
       <Col md={5}>
         <img
-          {...photoSources(product.image, DETAIL_PHOTO_SIZES)}
+          {...photoSources(props.image, DETAIL_PHOTO_SIZES)}
           alt={product.name}
           width={PHOTO_SIZE}
           height={PHOTO_SIZE}
@@ -171,7 +201,8 @@ function ProductSummary(props: { product: ProductDetail; buyBox: ReactNode }) {
             <h1 className="h3">{product.name}</h1>
             <p className="small text-body-secondary mb-2">{product.category}</p>
             <Rating value={product.rating} text={reviewCount(product.numReviews)} />
-            <Price value={product.price} className="d-block fs-3 fw-bold my-3" />
+            <div className="my-3">{props.price}</div>
+            {props.picker}
             <p style={{ whiteSpace: 'pre-line' }}>{product.description}</p>
           </Col>
           <Col lg={5}>{props.buyBox}</Col>
@@ -187,26 +218,56 @@ function ProductDetails({ product }: { product: ProductDetail }) {
   // On a phone the quantity and Add To Cart leave the buy box for a bar at the thumb, always in reach.
   const wide = useMediaQuery(MD_AND_UP);
   const [chosenQty, setChosenQty] = useState(1);
-  const choices = qtyChoices(product.countInStock);
+  // A product sold in variants: price, stock and photo follow the choice.
+  const choice = useVariantChoice(product);
+  const variant = choice?.variant;
+  const choices = qtyChoices(variant ? variant.countInStock : product.countInStock);
   const inStock = choices.length > 0;
+  const reason = choice?.missing && inStock ? `Choose a ${choice.missing}` : undefined;
   // The stock may have dropped since the choice was made (the product reloads after reviews, for instance).
   const qty = Math.min(chosenQty, Math.max(1, choices.length));
+  const image = variant?.image ?? product.image;
+  const from = !variant && pricesDiffer(product);
+  const price = (className: string) => <ShownPrice price={variant?.price ?? product.price} from={from} className={className} />;
 
   function addProductToCart() {
-    const { _id, name, image, price, rating, description, countInStock } = product;
-    dispatch(addToCart({ _id, name, image, price, rating, description, countInStock, qty }));
+    const { _id, name, rating, description } = product;
+    const line = { _id, name, image, price: product.price, rating, description, countInStock: product.countInStock, qty };
+    if (choice && variant) {
+      const { price: variantPrice, countInStock } = variant;
+      const described = describeVariant(choice.options, variant.options);
+      dispatch(addToCart({ ...line, price: variantPrice, countInStock, variantId: variant._id, variant: described }));
+    } else {
+      dispatch(addToCart(line));
+    }
     navigate(paths.cart);
   }
 
   const qtySelect = <QtySelect qty={qty} choices={choices} wide={wide} onChange={setChosenQty} />;
-  const addButton = <AddToCartButton wide={wide} inStock={inStock} onClick={addProductToCart} />;
+  const addButton = <AddToCartButton wide={wide} inStock={inStock} reason={reason} onClick={addProductToCart} />;
 
   return (
     <>
       <PageTitle title={product.name} />
       <ProductSummary
         product={product}
-        buyBox={<BuyBox product={product} inStock={inStock} wide={wide} qtySelect={qtySelect} addButton={addButton} />}
+        image={image}
+        price={price('d-block fs-3 fw-bold')}
+        picker={choice && <VariantPicker choice={choice} />}
+        buyBox={
+          <BuyBox
+            price={price('fw-bold')}
+            inStock={inStock}
+            wide={wide}
+            qtySelect={qtySelect}
+            addButton={
+              <>
+                {addButton}
+                {wide && <AddReason reason={reason} />}
+              </>
+            }
+          />
+        }
       />
 
       <Row className="mt-5">
@@ -223,7 +284,10 @@ function ProductDetails({ product }: { product: ProductDetail }) {
 
       {!wide && (
         <section className="buy-bar d-flex align-items-center gap-2" aria-label="Buy">
-          <Price value={product.price} className="fw-bold me-auto buy-bar-price" />
+          <div className="me-auto">
+            {price('fw-bold buy-bar-price')}
+            <AddReason reason={reason} />
+          </div>
           {inStock && (
             <div>
               <label htmlFor="product-qty" className="visually-hidden">
