@@ -29,7 +29,7 @@ export default function OrderItemsList({ items }: { items: readonly OrderLine[] 
     <ListGroup variant="flush">
       {items.map((item, index) => (
         <ListGroup.Item
-          key={`${item._id ?? 'deleted'}-${item.variant ?? ''}-${index}`}
+          key={item._id ? `${item._id}:${item.variant ?? ''}` : `deleted-${index}`}
           className="d-flex align-items-center gap-3 px-0 py-2"
         >
           <img

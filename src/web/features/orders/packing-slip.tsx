@@ -20,7 +20,7 @@ function PackedItems({ items }: { items: Order['orderItems'] }) {
       </thead>
       <tbody>
         {items.map((item, index) => (
-          <tr key={`${item._id ?? 'deleted'}-${item.variant ?? ''}-${index}`}>
+          <tr key={item._id ? `${item._id}:${item.variant ?? ''}` : `deleted-${index}`}>
             <td className="slip-qty">{item.qty}</td>
             <td className="slip-item">{nameWithVariant(item.name, item.variant)}</td>
             <td className="slip-check">
