@@ -52,7 +52,7 @@ export default function ProductCard({ product, eager = false, priority = false }
         </Card.Title>
         <Rating value={product.rating} text={reviewCount(product.numReviews)} />
         <div className="mt-auto">
-          {pricesDiffer(product) && <span className="small me-1">from</span>}
+          {pricesDiffer(product) && <span className="small">{'from '}</span>}
           <Price value={product.price} className="fw-bold product-card-price" />
         </div>
       </Card.Body>

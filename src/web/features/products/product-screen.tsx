@@ -137,7 +137,7 @@ function AddReason({ reason }: { reason: string | undefined }) {
 function ShownPrice({ price, from, className }: { price: number; from: boolean; className: string }) {
   return (
     <span className={className}>
-      {from && <span className="fw-normal fs-6 me-1">from</span>}
+      {from && <span className="fw-normal fs-6">{'from '}</span>}
       <Price value={price} />
     </span>
   );
