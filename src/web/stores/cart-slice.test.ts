@@ -35,20 +35,20 @@ const stored = (): CartState | null => {
   return raw ? (JSON.parse(raw) as CartState) : null;
 };
 
+/** A store with the app's storage listener: each action dispatched gives the cart after it. */
+const cartStore = () => {
+  const store = configureStore({
+    reducer: { auth: authReducer, cart: cartReducer, followedPayment: followedPaymentReducer },
+    middleware: (getDefault) => getDefault().prepend(persistenceMiddleware()),
+  });
+  return (action: UnknownAction) => {
+    store.dispatch(action);
+    return store.getState().cart;
+  };
+};
+
 describe('cart rules (docs/product-rules.md, States)', () => {
   beforeEach(() => localStorage.clear());
-  /** A store with the app's storage listener: each action dispatched gives the cart after it. */
-  const cartStore = () => {
-    const store = configureStore({
-      reducer: { auth: authReducer, cart: cartReducer, followedPayment: followedPaymentReducer },
-      middleware: (getDefault) => getDefault().prepend(persistenceMiddleware()),
-    });
-    return (action: UnknownAction) => {
-      store.dispatch(action);
-      return store.getState().cart;
-    };
-  };
-
   it('appends a new product and replaces the line of one already in the cart, qty included', () => {
     const dispatch = cartStore();
     let cart = dispatch(addToCart(kettle));
@@ -71,6 +71,41 @@ describe('cart rules (docs/product-rules.md, States)', () => {
     expect(cart.shippingPrice).toBe(0); // 5998 + 749.97 is above 5000
     expect(stored()?.cartItems).toHaveLength(2);
   });
+
+  it('removes by _id', () => {
+    const dispatch = cartStore();
+    let cart = dispatch(addToCart(kettle));
+    cart = dispatch(addToCart(tea));
+    cart = dispatch(removeFromCart('kettle'));
+    expect(cart.cartItems.map((i) => i._id)).toEqual(['tea']);
+    expect(stored()?.cartItems.map((i) => i._id)).toEqual(['tea']);
+  });
+
+  it('keeps the shipping address, and clearing after an order empties the items and removes the stored cart', () => {
+    const dispatch = cartStore();
+    let cart = dispatch(addToCart(kettle));
+    cart = dispatch(saveShippingAddress(address));
+    expect(stored()?.shippingAddress).toEqual(address);
+    cart = dispatch(clearCartItems());
+    expect(cart.cartItems).toEqual([]);
+    expect(cart.itemsPrice).toBe(0);
+    expect(cart.shippingAddress).toEqual(address);
+    expect(stored()).toBeNull();
+  });
+
+  it('logging out resets items and address', () => {
+    const dispatch = cartStore();
+    let cart = dispatch(addToCart(kettle));
+    cart = dispatch(saveShippingAddress(address));
+    cart = dispatch(resetCart());
+    expect(cart.cartItems).toEqual([]);
+    expect(cart.shippingAddress).toEqual({});
+    expect(stored()).toBeNull();
+  });
+});
+
+describe('a cart line kept fresh with the shop', () => {
+  beforeEach(() => localStorage.clear());
 
   it("follows the shop's price and stock of a line, brings its qty down to the stock, drops a product no longer sold, and saves", () => {
     const dispatch = cartStore();
@@ -131,34 +166,16 @@ describe('cart rules (docs/product-rules.md, States)', () => {
     expect(cart.cartItems.map(lineKey)).toEqual(['shoe:v43']);
   });
 
-  it('removes by _id', () => {
+  it("keeps the price a line was added at while the shop's differs, and forgets it when they agree or the line is added again", () => {
     const dispatch = cartStore();
-    let cart = dispatch(addToCart(kettle));
-    cart = dispatch(addToCart(tea));
-    cart = dispatch(removeFromCart('kettle'));
-    expect(cart.cartItems.map((i) => i._id)).toEqual(['tea']);
-    expect(stored()?.cartItems.map((i) => i._id)).toEqual(['tea']);
-  });
-
-  it('keeps the shipping address, and clearing after an order empties the items and removes the stored cart', () => {
-    const dispatch = cartStore();
-    let cart = dispatch(addToCart(kettle));
-    cart = dispatch(saveShippingAddress(address));
-    expect(stored()?.shippingAddress).toEqual(address);
-    cart = dispatch(clearCartItems());
-    expect(cart.cartItems).toEqual([]);
-    expect(cart.itemsPrice).toBe(0);
-    expect(cart.shippingAddress).toEqual(address);
-    expect(stored()).toBeNull();
-  });
-
-  it('logging out resets items and address', () => {
-    const dispatch = cartStore();
-    let cart = dispatch(addToCart(kettle));
-    cart = dispatch(saveShippingAddress(address));
-    cart = dispatch(resetCart());
-    expect(cart.cartItems).toEqual([]);
-    expect(cart.shippingAddress).toEqual({});
-    expect(stored()).toBeNull();
+    dispatch(addToCart(tea));
+    const fresh = (price: number) =>
+      refreshCartLine({ key: 'tea', gone: false, name: 'Tea', image: tea.image, price, countInStock: 5 });
+    expect(dispatch(fresh(260)).cartItems[0]).toMatchObject({ price: 260, priceWas: tea.price });
+    // A second change still shows the price it was added at.
+    expect(dispatch(fresh(270)).cartItems[0]).toMatchObject({ price: 270, priceWas: tea.price });
+    expect(dispatch(fresh(tea.price)).cartItems[0]?.priceWas).toBeUndefined();
+    dispatch(fresh(280));
+    expect(dispatch(addToCart({ ...tea, price: 280 })).cartItems[0]?.priceWas).toBeUndefined();
   });
 });

@@ -17,6 +17,8 @@ export interface CartItem {
   /** For a product sold in variants: the variant chosen, and its description ("Size 42 / Black"). */
   variantId?: string;
   variant?: string;
+  /** The price the line was added at, while the shop's price differs from it: shown struck through. */
+  priceWas?: number;
 }
 
 /** A cart line is a product, or one variant of it: the same shoe in two sizes is two lines. */
@@ -88,7 +90,8 @@ const cartSlice = createSlice({
       recompute(state);
     },
     /**
-     * A line's product as the shop sells it now: its name, photo, price and stock follow, a qty
+     * A line's product as the shop sells it now: its name, photo, price and stock follow (the price
+     * it was added at kept while they differ), a qty
      * above the stock comes down to it, and a product the shop no longer sells leaves the cart.
      * A line out of stock stays, so the shopper sees why (the server refuses to order it).
      */
@@ -99,6 +102,8 @@ const cartSlice = createSlice({
       if (fresh.gone) {
         state.cartItems = state.cartItems.filter((i) => lineKey(i) !== fresh.key);
       } else {
+        if (fresh.price !== line.price) line.priceWas ??= line.price;
+        if (fresh.price === line.priceWas) delete line.priceWas;
         Object.assign(line, { name: fresh.name, image: fresh.image, price: fresh.price, countInStock: fresh.countInStock });
         if (fresh.countInStock >= 1 && line.qty > fresh.countInStock) line.qty = fresh.countInStock;
       }

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import Button from 'react-bootstrap/Button';
 import { Link } from 'react-router';
 import { formatKsh } from '../../../shared/money';
@@ -21,21 +21,18 @@ function qtyChoices(item: CartItem): number[] {
 }
 
 /**
- * Brings a line up to date with the shop each time the cart is opened: the price it was added at is
- * kept to show beside the new one, and a product no longer sold is reported before its line goes.
+ * Brings a line up to date with the shop each time the cart is opened (the slice keeps the price it
+ * was added at while the shop's differs); a line no longer sold is reported before it goes.
  */
-function useFreshLine(item: CartItem, onGone: (name: string) => void): number | null {
+function useFreshLine(item: CartItem, onGone: (name: string) => void): void {
   const dispatch = useAppDispatch();
   const { data: now } = useGetCartProductQuery(item._id, { refetchOnMountOrArgChange: true });
-  const [addedAt, setAddedAt] = useState<number | null>(null);
   useEffect(() => {
     if (!now) return;
     const fresh = freshLine(item, now);
     if (fresh.gone) onGone(nameWithVariant(item.name, item.variant));
-    else if (fresh.price !== item.price) setAddedAt(item.price);
     dispatch(refreshCartLine(fresh));
   }, [now, item, onGone, dispatch]);
-  return addedAt;
 }
 
 /**
@@ -54,7 +51,7 @@ export default function CartLine({
   onGone: (name: string) => void;
 }) {
   const dispatch = useAppDispatch();
-  const addedAt = useFreshLine(item, onGone);
+  useFreshLine(item, onGone);
   // Two lines of one product differ by their variant: labels and ids say which.
   const label = nameWithVariant(item.name, item.variant);
   const key = lineKey(item);
@@ -79,9 +76,9 @@ export default function CartLine({
         </div>
         <div className="me-md-2 text-nowrap">
           <Price value={item.price} className="fw-semibold" />
-          {addedAt !== null && addedAt !== item.price && (
+          {item.priceWas !== undefined && (
             <small className="d-block text-body-secondary">
-              was <s>{formatKsh(addedAt)}</s>
+              was <s>{formatKsh(item.priceWas)}</s>
             </small>
           )}
           {item.countInStock < 1 && <small className="d-block text-danger">Out of Stock</small>}
