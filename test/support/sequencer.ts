@@ -3,10 +3,9 @@ import path from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The files that take longest in a full run (15–120 s each on this project's 2-core machine, the
- * longer of their PGlite and PostgreSQL runs in CI), longest first. They wait on child processes,
- * simulated M-Pesa callbacks or a browser for much of that time, so they are best started first,
- * while short files keep the cores busy beside them.
+ * The files that take longest in a full run (30–90 s each on this project's 2-core machine),
+ * longest first. They wait on child processes, simulated M-Pesa callbacks or a browser for much
+ * of that time, so they are best started first, while short files keep the cores busy beside them.
  *
  * Vitest starts the slowest files first only when it has a record of an earlier run. A clean clone
  * (CI) has none, so it goes by file size instead, and these files are mostly short: they started
@@ -16,27 +15,29 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 export const LONGEST_FILES = [
   'test/ops/transfer.test.ts',
   'test/e2e/payments.test.ts',
-  'test/api/c2b.test.ts',
-  'test/ops/backup.test.ts',
-  'test/reliability/faults.test.ts',
-  'test/ops/rolling-restart.test.ts',
-  'test/security/fuzz.test.ts',
-  'test/e2e/accessibility.test.ts',
-  'test/e2e/browsing.test.ts',
-  'test/reliability/payment-chaos.test.ts',
-  'test/api/shutdown.test.ts',
-  'test/e2e/storefront.test.ts',
-  'test/e2e/admin-payments.test.ts',
-  'test/ops/multi-instance.test.ts',
   'test/api/startup.test.ts',
-  'test/e2e/admin.test.ts',
-  'test/api/ledger.test.ts',
-  'test/reliability/concurrency.test.ts',
-  'test/security/web-xss.test.ts',
   'test/api/authorization.test.ts',
+  'test/security/web-production.test.ts',
+  'test/security/web-xss.test.ts',
+  'test/security/web-forgery.test.ts',
+  'test/security/web-csp.test.ts',
+  'test/ops/backup.test.ts',
+  'test/api/shutdown.test.ts',
+  'test/api/product-browsing-plans.test.ts',
+  'test/e2e/admin.test.ts',
+  'test/reliability/faults.test.ts',
+  'test/e2e/storefront.test.ts',
+  'test/e2e/accessibility.test.ts',
+  'test/security/fuzz.test.ts',
+  'test/e2e/browsing.test.ts',
+  'test/reliability/concurrency.test.ts',
+  'test/e2e/admin-payments.test.ts',
   'test/api/refunds.test.ts',
-  'test/api/money-integrity.test.ts',
-  'test/api/security.test.ts',
+  // Long on PostgreSQL, or since they grew: started after the ones above, not at the end of the run.
+  'test/api/c2b.test.ts',
+  'test/reliability/payment-chaos.test.ts',
+  'test/ops/rolling-restart.test.ts',
+  'test/ops/multi-instance.test.ts',
   'test/ops/nginx.test.ts',
 ];
 
