@@ -211,7 +211,8 @@ async function refund(run: Run, rows: LedgerRow[]): Promise<void> {
         const status = await admin.get<PaymentStatus>(`/api/orders/${run.order._id}/payment`);
         return status.body.payments.find((p) => p._id === payment.id)?.refund?.failedAt ?? null;
       },
-      { timeout: 30_000, interval: 100 },
+      // The Reversal's Result comes by the simulator's callback: on a loaded CI machine once past 30 s.
+      { timeout: 60_000, interval: 100 },
     )
     .not.toBeNull();
   const again = await admin.post<LedgerPayment>(url);

@@ -33,12 +33,6 @@ export const LONGEST_FILES = [
   'test/reliability/concurrency.test.ts',
   'test/e2e/admin-payments.test.ts',
   'test/api/refunds.test.ts',
-  // Long on PostgreSQL, or since they grew: started after the ones above, not at the end of the run.
-  'test/api/c2b.test.ts',
-  'test/reliability/payment-chaos.test.ts',
-  'test/ops/rolling-restart.test.ts',
-  'test/ops/multi-instance.test.ts',
-  'test/ops/nginx.test.ts',
 ];
 
 /**
