@@ -4,7 +4,7 @@ import { nairobiSecond } from '../../shared/dates.js';
 import { fromCents, twoDecimals } from '../../shared/money.js';
 import type { OrderFilters } from '../../shared/schemas/orders.js';
 import type { LedgerFilter } from '../../shared/schemas/payments.js';
-import { nameWithVariant } from '../../shared/schemas/variants.js';
+import { nameWithVariant } from '../../shared/variant-names.js';
 import type { Db } from '../db/client.js';
 import { mpesaPayments, orderItems, orders, users } from '../db/schema.js';
 import type { CsvCell } from '../http/csv.js';

@@ -1,5 +1,5 @@
 import { and, eq, gte, isNotNull, isNull, sql } from 'drizzle-orm';
-import { describeVariant } from '../../shared/schemas/variants.js';
+import { describeVariant, nameWithVariant } from '../../shared/variant-names.js';
 import type { Queryable } from '../db/client.js';
 import { products, productVariants } from '../db/schema.js';
 import { type AppError, badRequest } from '../errors.js';
@@ -60,7 +60,7 @@ async function refusal(tx: Queryable, line: StockLine): Promise<AppError> {
     .from(productVariants)
     .where(and(eq(productVariants.id, line.variantId), eq(productVariants.productId, line.productId)));
   if (!variant) return badRequest(`The chosen ${product.name} is no longer available`, 'orderItems');
-  return stockRefusal(`${product.name} (${describeVariant(options, variant.options)})`, variant.countInStock);
+  return stockRefusal(nameWithVariant(product.name, describeVariant(options, variant.options)), variant.countInStock);
 }
 
 /**

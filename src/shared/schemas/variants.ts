@@ -3,12 +3,10 @@ import { describeVariant } from '../variant-names.js';
 import { entityId, formInteger, kshAmount } from './common.js';
 import { imageRef, type ProductOption } from './products.js';
 
-// How a variant is named lives beside, without zod, for the storefront's first screens.
-export { describeVariant, nameWithVariant } from '../variant-names.js';
-
 /**
- * A product's options and variants as the admin sets them (PUT /api/products/{id}/variants), and
- * how a variant is described wherever it is shown ("Size 42 / Black"). docs/product-rules.md, Variants.
+ * A product's options and variants as the admin sets them (PUT /api/products/{id}/variants).
+ * How a variant is named ("Size 42 / Black") is ../variant-names.ts, which the storefront imports
+ * without zod. docs/product-rules.md, Variants.
  */
 
 export const VARIANT_LIMITS = {

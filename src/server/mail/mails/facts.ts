@@ -1,6 +1,6 @@
 import { formatKsh, fromCents, toCents } from '../../../shared/money.js';
 import type { Order } from '../../../shared/schemas/orders.js';
-import { nameWithVariant } from '../../../shared/schemas/variants.js';
+import { nameWithVariant } from '../../../shared/variant-names.js';
 
 /** The facts the mails share, and the pieces of their plain-text versions. */
 
